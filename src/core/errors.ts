@@ -1,0 +1,86 @@
+/**
+ * The one error catalog (SPEC §2). Code decides status; messages are safe to show a client. The
+ * raw cause, when there is one, stays server-side for the log.
+ */
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  HOOK_REJECTED: 400,
+  INVALID_CONFIRMATION_TOKEN: 400,
+  INVALID_CREDENTIALS: 401,
+  INVALID_TOKEN: 401,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  NOT_IMPLEMENTED: 501,
+  WRITE_QUEUE_FULL: 503,
+  UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
+  BAD_REQUEST: 'The request is malformed',
+  HOOK_REJECTED: 'The request was rejected',
+  INVALID_CONFIRMATION_TOKEN: 'The confirmation token is invalid or expired',
+  INVALID_CREDENTIALS: 'Invalid email or password',
+  INVALID_TOKEN: 'The access token is invalid or expired',
+  UNAUTHENTICATED: 'Authentication required',
+  FORBIDDEN: 'Forbidden',
+  NOT_FOUND: 'Not found',
+  METHOD_NOT_ALLOWED: 'Method not allowed',
+  CONFLICT: 'A row with that value already exists',
+  PAYLOAD_TOO_LARGE: 'The request body is too large',
+  UNSUPPORTED_MEDIA_TYPE: 'Unsupported media type',
+  RATE_LIMITED: 'Too many requests',
+  INTERNAL: 'Internal server error',
+  NOT_IMPLEMENTED: 'Not implemented',
+  WRITE_QUEUE_FULL: 'The server is busy; retry shortly',
+  UNAVAILABLE: 'Service unavailable',
+};
+
+export interface ErrorDetail {
+  /** JSON pointer into the request body, e.g. `/object/title`. */
+  path: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: ErrorDetail[] | undefined;
+  /** Extra response headers (Retry-After, Allow). */
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, message?: string, options: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {}) {
+    super(message ?? DEFAULT_MESSAGE[code], options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+
+  toJSON(): { error: { code: ErrorCode; message: string; details?: ErrorDetail[] } } {
+    return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+  }
+}
+
+/** A 400 naming where in the body the problem is. */
+export function badRequest(path: string, message: string): ApiError {
+  return new ApiError('BAD_REQUEST', message, { details: [{ path, message }] });
+}
+
+export const forbidden = (): ApiError => new ApiError('FORBIDDEN');
+export const notFound = (message?: string): ApiError => new ApiError('NOT_FOUND', message);
+
+/** Maps anything thrown to an ApiError; unknown errors become a generic 500. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  return new ApiError('INTERNAL', undefined, { cause: err });
+}

@@ -1,0 +1,11 @@
+/** The project-definition API. Imports nothing from the server. */
+export { column, Column } from './columns.js';
+export type { ColumnMap, ColumnSpec, ColumnKind, RowOf, CreateOf, Json } from './columns.js';
+export { table, authTable, Table, ColumnRef } from './table.js';
+export type { TableOptions, AuthOptions, TableRules, RowRules, TableHooks, CustomHandler, CustomRequest, AuthRules, AuthHooks } from './table.js';
+export { view, View } from './view.js';
+export type { ViewOptions, ViewJoin } from './view.js';
+export { defineProject } from './project.js';
+export type { Project, ProjectDefinition, PhotoOptions, PhotoRow, CronJob, EmailOptions, ServerOptions, AuthSettings } from './project.js';
+export { UserError, NotFoundError } from './errors.js';
+export type * from './types.js';

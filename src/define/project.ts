@@ -1,0 +1,91 @@
+/**
+ * `defineProject(...)`: the one value a project's `tablebase.config.ts` exports by default.
+ */
+import type { Table } from './table.js';
+import type { View } from './view.js';
+import type { Jwt, PolicySetting, RateLimitPolicy, ServerContext, Verdict } from './types.js';
+
+export interface PhotoRow {
+  id: string;
+  mimeType: string;
+  size: number;
+  ownerId: string | null;
+  width: number | null;
+  height: number | null;
+  createdAt: string;
+}
+
+export interface PhotoOptions {
+  /** Default 5 MiB. */
+  maxBytes?: number;
+  /** Default JPEG, PNG, WebP, GIF; decided from the bytes' signature. */
+  allowedMimeTypes?: string[];
+  rules?: {
+    canUpload?: (jwt: Jwt | null) => Verdict; // default deny
+    canView?: (jwt: Jwt | null, photo: PhotoRow) => Verdict; // default allow
+    canDelete?: (jwt: Jwt | null, photo: PhotoRow) => Verdict; // default deny
+  };
+  /** Rules for reading `_photos` through /db; absent keeps it closed. */
+  tableRules?: { canList?: (jwt: Jwt | null) => Verdict; canView?: (jwt: Jwt | null) => Verdict; canCount?: (jwt: Jwt | null) => Verdict };
+  policies?: { upload?: PolicySetting; view?: PolicySetting; delete?: PolicySetting };
+}
+
+export interface CronJob {
+  name: string;
+  /** 5- or 6-field cron syntax. */
+  schedule: string;
+  run: (ctx: ServerContext) => unknown;
+}
+
+export interface EmailOptions {
+  from?: string;
+  /** Folder (relative to the project) holding `<name>.html` / `<name>.txt` / `<name>.subject` templates. */
+  templatesDir?: string;
+  links?: { verify?: string; reset?: string };
+  /** Who may call POST /email besides admins. */
+  canSend?: (jwt: Jwt | null) => Verdict;
+}
+
+export interface ServerOptions {
+  /** JSON body limit in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** Pending writes before 503 WRITE_QUEUE_FULL (default 64). */
+  maxPendingWrites?: number;
+  /** IPs or CIDRs whose X-Forwarded-For is believed (default none). */
+  trustedProxies?: string[];
+  /** Allowed CORS origins (default none). */
+  corsOrigins?: string[];
+  /** The policy for every key no table overrides (default 100 per minute). */
+  defaultPolicy?: RateLimitPolicy;
+  streams?: { heartbeatMs?: number; maxOpen?: number; maxPerIp?: number };
+}
+
+export interface AuthSettings {
+  /** Access-token lifetime: seconds or "1h" (default 1 hour). */
+  accessTokenTtl?: number | string;
+  refreshTokenTtl?: number | string;
+  verifyTokenTtl?: number | string;
+  resetTokenTtl?: number | string;
+  passwordMinLength?: number;
+  passwordMaxLength?: number;
+}
+
+export interface ProjectDefinition {
+  name?: string;
+  tables: Table<any>[];
+  views?: View<any>[];
+  photos?: PhotoOptions;
+  cron?: CronJob[];
+  email?: EmailOptions;
+  auth?: AuthSettings;
+  server?: ServerOptions;
+  push?: Record<string, unknown>;
+}
+
+export interface Project extends ProjectDefinition {
+  readonly __tablebaseProject: true;
+}
+
+export function defineProject(definition: ProjectDefinition): Project {
+  return Object.freeze({ ...definition, __tablebaseProject: true as const });
+}

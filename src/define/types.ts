@@ -1,0 +1,153 @@
+/**
+ * Types shared by rules, hooks and handlers: the decoded token, the where grammar (SPEC §4),
+ * update forms, rate-limit policies and the trusted context handed to hooks.
+ */
+
+/** The decoded access token (SPEC §8). Custom claims sit beside the reserved ones. */
+export interface Jwt {
+  sub: string;
+  userId: string;
+  table: string;
+  admin: { isAdmin: boolean };
+  iat: number;
+  exp: number;
+  jti: string;
+  [claim: string]: unknown;
+}
+
+/** A rule answers a boolean, or a promise of one. Unset means deny. */
+export type Rule = (jwt: Jwt | null) => boolean | Promise<boolean>;
+export type Verdict = boolean | Promise<boolean>;
+
+type Item<T> = T extends readonly (infer I)[] ? I : never;
+
+export interface Condition<T> {
+  eq?: T | null;
+  ne?: T | null;
+  gt?: T;
+  gte?: T;
+  lt?: T;
+  lte?: T;
+  in?: T[];
+  nin?: T[];
+  contains?: string;
+  startsWith?: string;
+  endsWith?: string;
+  isNull?: boolean;
+  has?: Item<T>;
+}
+
+/** The where grammar of SPEC §4, typed by the row. */
+export type Where<R = Record<string, unknown>> = { [K in keyof R]?: Condition<NonNullable<R[K]>> } & {
+  and?: Where<R>[];
+  or?: Where<R>[];
+  not?: Where<R>;
+};
+
+export type UpdateValue<T> =
+  | T
+  | null
+  | { increment: number }
+  | { decrement: number }
+  | { add: Item<T> }
+  | { remove: Item<T> };
+
+export type Update<R = Record<string, unknown>> = {
+  [K in keyof R & string]: { column: K; value: UpdateValue<R[K]> };
+}[keyof R & string];
+
+export interface OrderBy<R = Record<string, unknown>> {
+  column: keyof R & string;
+  direction?: 'asc' | 'desc';
+}
+
+export interface ListOptions<R = Record<string, unknown>> {
+  where?: Where<R>;
+  limit?: number;
+  offset?: number;
+  orderBy?: OrderBy<R>[];
+}
+
+/** `window` is milliseconds or a string such as "10s", "1m", "1h". */
+export interface RateLimitPolicy {
+  maxRequests: number;
+  window: number | string;
+}
+
+/** `null` removes the limit for that operation; absent means the project default (100 per minute). */
+export type PolicySetting = RateLimitPolicy | null;
+
+export interface TablePolicies {
+  get?: PolicySetting;
+  list?: PolicySetting;
+  count?: PolicySetting;
+  create?: PolicySetting;
+  update?: PolicySetting;
+  delete?: PolicySetting;
+  custom?: Record<string, PolicySetting>;
+  signUp?: PolicySetting;
+  signIn?: PolicySetting;
+  refresh?: PolicySetting;
+  verifyEmail?: PolicySetting;
+  confirm?: PolicySetting;
+  passwordReset?: PolicySetting;
+}
+
+export interface Logger {
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+  debug(obj: object | string, msg?: string): void;
+}
+
+export interface EmailMessage {
+  to: string | string[];
+  subject?: string;
+  text?: string;
+  html?: string;
+  /** A template name (built-in: `verifyEmail`, `resetPassword`) with its variables. */
+  template?: string;
+  variables?: Record<string, unknown>;
+}
+
+export interface PushMessage {
+  /** Device or subscription tokens, or a user id whose registered devices receive it. */
+  to: string | string[];
+  title?: string;
+  body?: string;
+  data?: Record<string, unknown>;
+}
+
+type AnyRow = Record<string, unknown> & { id: string };
+
+/**
+ * Trusted server-side access handed to hooks and cron: no rules, no rate limits; the target table's
+ * own hooks still fire. Mutations are queued behind the current write and capped per request.
+ */
+export interface HookContext {
+  readonly jwt: Jwt | null;
+  get(table: string, where: Where): Promise<AnyRow | null>;
+  list(table: string, options?: ListOptions): Promise<AnyRow[]>;
+  count(table: string, where?: Where): Promise<number>;
+  readonly mutate: {
+    create(table: string, object: Record<string, unknown>): void;
+    update(table: string, where: Where, updates: Update[], options?: { many?: boolean; limit?: number }): void;
+    delete(table: string, where: Where, options?: { many?: boolean; limit?: number }): void;
+  };
+  readonly email: {
+    send(message: EmailMessage): Promise<{ id: string }>;
+    sendVerification(user: { id: string; email: string }, table?: string): Promise<void>;
+    sendPasswordReset(user: { id: string; email: string }, table?: string): Promise<void>;
+  };
+  readonly push: { send(message: PushMessage): Promise<void> };
+  readonly log: Logger;
+}
+
+/** What custom-operation handlers and cron get: the hook context plus writes that are awaited. */
+export interface ServerContext extends HookContext {
+  readonly db: {
+    create(table: string, object: Record<string, unknown>): Promise<AnyRow>;
+    update(table: string, where: Where, updates: Update[], options?: { many?: boolean; limit?: number }): Promise<AnyRow[]>;
+    delete(table: string, where: Where, options?: { many?: boolean; limit?: number }): Promise<number>;
+  };
+}

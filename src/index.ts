@@ -1,0 +1,2 @@
+/** Public entry: `import { defineProject, table, column } from 'tablebase'`. */
+export * from './define/index.js';

@@ -1,0 +1,29 @@
+/**
+ * Everything that differs between databases in one small interface (Kysely's dialect idea). The
+ * query compiler, the writer and migrations call only this; sqlite/dialect.ts implements it now,
+ * postgres/dialect.ts next.
+ */
+import type { ColumnModel } from '../core/model.js';
+import type { ColumnSpec } from '../define/columns.js';
+import type { RawRow } from './driver.js';
+import type { Row } from './plan.js';
+
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** Quotes an identifier (already validated against the schema). */
+  quote(identifier: string): string;
+  /** Placeholder of the n-th parameter, 1-based (`?` or `$n`). */
+  param(n: number): string;
+  /** A JSON-form value of `column` → the value bound to the database. */
+  encode(column: ColumnModel, value: unknown): unknown;
+  /** One list item → the value bound for `has` comparisons. */
+  encodeItem(column: ColumnModel, item: unknown): unknown;
+  /** Builds a decoder for rows selected with camelCase aliases: database values → JSON values, in place. */
+  decoder(columns: readonly ColumnModel[]): (raw: RawRow) => Row;
+  /** Case-sensitive text predicates where % and _ are literal (SPEC §4). */
+  textMatch(op: 'contains' | 'startsWith' | 'endsWith', column: string, param: string): string;
+  /** The list column `column` contains the item bound at `param`. */
+  listHas(column: string, param: string): string;
+  /** DDL type (with NOT NULL/DEFAULT handled by the caller) for a column spec. */
+  columnType(spec: ColumnSpec): string;
+}

@@ -1,0 +1,34 @@
+/**
+ * The storage driver: the small interface every database implements (sqlite/ now, postgres/
+ * next, same file names in each). Reads run on a read connection and see committed data only;
+ * writes run inside `transaction`, which only the serialized writer (storage/writer.ts) calls.
+ */
+import type { Dialect } from './dialect.js';
+
+export type SqlParams = readonly unknown[];
+export type RawRow = Record<string, unknown>;
+
+export interface SqlRunner {
+  all(sql: string, params?: SqlParams): Promise<RawRow[]>;
+  get(sql: string, params?: SqlParams): Promise<RawRow | undefined>;
+  run(sql: string, params?: SqlParams): Promise<{ changes: number }>;
+}
+
+export interface Tx extends SqlRunner {
+  savepoint(name: string): Promise<void>;
+  release(name: string): Promise<void>;
+  rollbackTo(name: string): Promise<void>;
+}
+
+export interface Driver extends SqlRunner {
+  readonly dialect: Dialect;
+  /** Runs `fn` in one write transaction; commits when it resolves, rolls back when it throws. */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Runs a script of several statements (migrations) in one transaction. */
+  execScript(sql: string): Promise<void>;
+  /** Size of the database in bytes (metrics). */
+  sizeBytes(): Promise<number>;
+  /** True while the database answers (health). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
