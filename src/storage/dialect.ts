@@ -8,6 +8,9 @@ import type { ColumnSpec } from '../define/columns.js';
 import type { RawRow } from './driver.js';
 import type { Row } from './plan.js';
 
+/** Adds a parameter value and answers its placeholder. */
+export type Bind = (value: unknown) => string;
+
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
   /** Quotes an identifier (already validated against the schema). */
@@ -20,10 +23,13 @@ export interface Dialect {
   encodeItem(column: ColumnModel, item: unknown): unknown;
   /** Builds a decoder for rows selected with camelCase aliases: database values → JSON values, in place. */
   decoder(columns: readonly ColumnModel[]): (raw: RawRow) => Row;
-  /** Case-sensitive text predicates where % and _ are literal (SPEC §4). */
-  textMatch(op: 'contains' | 'startsWith' | 'endsWith', column: string, param: string): string;
-  /** The list column `column` contains the item bound at `param`. */
-  listHas(column: string, param: string): string;
+  /**
+   * Case-sensitive text predicates where % and _ are literal (SPEC §4). `bind` adds a parameter
+   * and answers its placeholder.
+   */
+  textMatch(op: 'contains' | 'startsWith' | 'endsWith', column: string, value: string, bind: Bind): string;
+  /** The list column `column` contains `item` (already encoded with encodeItem). */
+  listHas(column: string, item: unknown, bind: Bind): string;
   /** DDL type (with NOT NULL/DEFAULT handled by the caller) for a column spec. */
   columnType(spec: ColumnSpec): string;
 }

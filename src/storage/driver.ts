@@ -3,6 +3,7 @@
  * next, same file names in each). Reads run on a read connection and see committed data only;
  * writes run inside `transaction`, which only the serialized writer (storage/writer.ts) calls.
  */
+import type { ApiError } from '../core/errors.js';
 import type { Dialect } from './dialect.js';
 
 export type SqlParams = readonly unknown[];
@@ -28,6 +29,11 @@ export interface Driver extends SqlRunner {
   execScript(sql: string): Promise<void>;
   /** Size of the database in bytes (metrics). */
   sizeBytes(): Promise<number>;
+  /**
+   * Maps a database error to a client error where it is the client's doing (unique → 409,
+   * foreign key or not-null → 400); null for anything else (a 500).
+   */
+  mapError(err: unknown): ApiError | null;
   /** True while the database answers (health). */
   ping(): Promise<boolean>;
   close(): Promise<void>;

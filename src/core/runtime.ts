@@ -1,0 +1,47 @@
+/**
+ * The runtime: everything a request, a hook or a cron run needs, assembled once by createApp.
+ * Optional services (email, push, live) are filled in by their modules.
+ */
+import type { Logger } from 'pino';
+import type { EmailMessage, Jwt, PushMessage } from '../define/types.js';
+import type { Driver } from '../storage/driver.js';
+import type { WriteQueue } from '../storage/writer.js';
+import type { ProjectModel } from './model.js';
+
+/** Step 1's store-agnostic face. `null`: this (table, op) is unlimited. */
+export interface Limiter {
+  /** Throws ApiError RATE_LIMITED when over; answers response headers when limited, else null. */
+  check(ip: string, table: string, op: string): Record<string, string> | null;
+}
+
+export interface EmailSender {
+  send(message: EmailMessage): Promise<{ id: string }>;
+  sendVerification(user: { id: string; email: string }, table: string): Promise<void>;
+  sendPasswordReset(user: { id: string; email: string }, table: string): Promise<void>;
+}
+
+/** Verifies an Authorization header: null when none was sent; throws 401 INVALID_TOKEN when bad. */
+export interface TokenVerifier {
+  verify(authorization: string | undefined): Jwt | null | Promise<Jwt | null>;
+}
+
+export interface PushSender {
+  send(message: PushMessage): Promise<void>;
+}
+
+export interface Runtime {
+  readonly model: ProjectModel;
+  readonly driver: Driver;
+  readonly writer: WriteQueue;
+  readonly log: Logger;
+  readonly newId: (prefix: string) => string;
+  /** Current time as an ISO-8601 string (injectable for tests). */
+  readonly now: () => string;
+  limiter: Limiter;
+  tokens: TokenVerifier;
+  email: EmailSender | undefined;
+  push: PushSender | undefined;
+}
+
+/** Most additional mutations one request may cause through hook-queued work (SPEC §6). */
+export const MAX_QUEUED_MUTATIONS = 10;

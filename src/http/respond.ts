@@ -1,0 +1,27 @@
+/** Writing answers: the `{"data"}` envelope, 204s and the error envelope (SPEC §2). */
+import type { ServerResponse } from 'node:http';
+import { type ApiError } from '../core/errors.js';
+
+export function sendJson(res: ServerResponse, status: number, json: string, headers?: Record<string, string> | null): void {
+  if (headers) for (const k in headers) res.setHeader(k, headers[k]!);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+  res.end(json);
+}
+
+export function sendData(res: ServerResponse, data: unknown, headers?: Record<string, string> | null): void {
+  sendJson(res, 200, `{"data":${data === undefined ? 'null' : JSON.stringify(data)}}`, headers);
+}
+
+export function sendNoContent(res: ServerResponse, headers?: Record<string, string> | null): void {
+  if (headers) for (const k in headers) res.setHeader(k, headers[k]!);
+  res.writeHead(204);
+  res.end();
+}
+
+export function sendError(res: ServerResponse, err: ApiError): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  sendJson(res, err.status, JSON.stringify(err.toJSON()), err.headers);
+}

@@ -1,0 +1,73 @@
+/**
+ * Matching a path and method against the route table. Static paths are one Map lookup; the few
+ * parameterized ones (`/db/custom/:name`, `/img/:id`) are matched segment by segment. A known path
+ * with another method is 405 with `Allow` (SPEC §2).
+ */
+import { ApiError } from '../core/errors.js';
+import type { Route, RouteHandler } from './routes.js';
+
+interface Match {
+  handler: RouteHandler;
+  route: Route;
+  params: Record<string, string>;
+}
+
+export class Router {
+  #static = new Map<string, Map<string, Route>>();
+  #patterns: { parts: string[]; methods: Map<string, Route> }[] = [];
+  readonly routes: readonly Route[];
+
+  constructor(routes: readonly Route[]) {
+    this.routes = routes;
+    for (const r of routes) {
+      if (r.path.includes(':')) {
+        const parts = r.path.split('/');
+        let entry = this.#patterns.find((p) => p.parts.join('/') === r.path);
+        if (!entry) this.#patterns.push((entry = { parts, methods: new Map() }));
+        entry.methods.set(r.method, r);
+      } else {
+        let m = this.#static.get(r.path);
+        if (!m) this.#static.set(r.path, (m = new Map()));
+        m.set(r.method, r);
+      }
+    }
+  }
+
+  /** The route for (method, path); null for an unknown path; throws 405 for a wrong method. */
+  match(method: string, path: string): Match | null {
+    let methods = this.#static.get(path);
+    let params: Record<string, string> = {};
+    if (!methods) {
+      const segs = path.split('/');
+      for (const p of this.#patterns) {
+        if (p.parts.length !== segs.length) continue;
+        const got: Record<string, string> = {};
+        let ok = true;
+        for (let i = 0; i < segs.length && ok; i++) {
+          const part = p.parts[i]!;
+          if (part.startsWith(':')) {
+            if (!segs[i]) ok = false;
+            else got[part.slice(1)] = decodeURIComponentSafe(segs[i]!);
+          } else ok = part === segs[i];
+        }
+        if (ok) {
+          methods = p.methods;
+          params = got;
+          break;
+        }
+      }
+    }
+    if (!methods) return null;
+    const route = methods.get(method) ?? (method === 'HEAD' ? methods.get('GET') : undefined);
+    if (!route) throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { Allow: [...methods.keys()].join(', ') } });
+    return { handler: route.handler, route, params };
+  }
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

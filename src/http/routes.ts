@@ -1,0 +1,40 @@
+/**
+ * THE route table: every route the server answers, on one screen, in the seed's order. The
+ * OpenAPI document is generated from this table and the project, and a test fails when a route
+ * here is missing from the document.
+ */
+import type { RequestContext } from './context.js';
+import { dataRoute } from './data-routes.js';
+import { health } from './system-routes.js';
+
+export type RouteHandler = (ctx: RequestContext) => Promise<void> | void;
+
+export type RouteGroup = 'data' | 'stream' | 'auth' | 'photos' | 'system' | 'dashboard' | 'email';
+
+export interface Route {
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  readonly path: string;
+  readonly group: RouteGroup;
+  readonly summary: string;
+  readonly handler: RouteHandler;
+}
+
+const r = (method: Route['method'], path: string, group: RouteGroup, summary: string, handler: RouteHandler): Route => Object.freeze({ method, path, group, summary, handler });
+
+export function routeTable(extra: readonly Route[] = []): Route[] {
+  return [
+    r('GET', '/db', 'data', 'Get the first row matching `where`', dataRoute('get')),
+    r('GET', '/db/list', 'data', 'List rows with `items` and `total`', dataRoute('list')),
+    r('GET', '/db/count', 'data', 'Count matching rows', dataRoute('count')),
+    r('POST', '/db', 'data', 'Create a row', dataRoute('create')),
+    r('POST', '/db/many', 'data', 'Create rows in one transaction', dataRoute('createMany')),
+    r('PATCH', '/db', 'data', 'Update the first matching row', dataRoute('update')),
+    r('PATCH', '/db/many', 'data', 'Update matching rows', dataRoute('updateMany')),
+    r('DELETE', '/db', 'data', 'Delete the first matching row', dataRoute('delete')),
+    r('DELETE', '/db/many', 'data', 'Delete matching rows', dataRoute('deleteMany')),
+    r('PATCH', '/db/custom/:name', 'data', 'Run a custom operation', dataRoute('custom')),
+    r('PATCH', '/db/custom/:name/many', 'data', 'Run a custom operation on many rows', dataRoute('customMany')),
+    ...extra,
+    r('GET', '/health', 'system', 'Health check', health),
+  ];
+}

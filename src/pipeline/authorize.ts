@@ -1,0 +1,45 @@
+/**
+ * Step 2: rules decide before any SQL. Unset means deny; a table without rules denies
+ * everything; views deny every write, admins included (SPEC §5). Rules are pure functions of
+ * the token, so decisions are cached: per token object (the auth layer hands out one object per
+ * distinct token) and per collection for anonymous callers.
+ */
+import { forbidden } from '../core/errors.js';
+import type { Runtime } from '../core/runtime.js';
+import type { CollectionModel } from '../core/model.js';
+import type { Jwt, Rule } from '../define/types.js';
+import { RULE_OF, WRITE_OPS, type Operation } from './operation.js';
+
+const anonymous = new WeakMap<CollectionModel, Map<string, boolean>>();
+const byToken = new WeakMap<Jwt, Map<string, boolean>>();
+
+function cacheFor(c: CollectionModel, jwt: Jwt | null): Map<string, boolean> {
+  const owner = jwt ?? c;
+  const store = (jwt ? byToken : anonymous) as WeakMap<object, Map<string, boolean>>;
+  let m = store.get(owner);
+  if (!m) store.set(owner, (m = new Map()));
+  return m;
+}
+
+export function ruleFor(o: Operation): { rule: Rule | undefined; key: string } {
+  const which = RULE_OF[o.op];
+  if (which === 'custom') return { rule: o.collection.rules?.custom?.[o.custom!], key: `custom:${o.custom}` };
+  return { rule: o.collection.rules?.[which], key: which };
+}
+
+export async function authorize(rt: Runtime, o: Operation): Promise<void> {
+  o.jwt = await rt.tokens.verify(o.authorization);
+  const c = o.collection;
+  if (c.kind === 'view' && WRITE_OPS.has(o.op)) throw forbidden();
+  const { rule, key } = ruleFor(o);
+  if (!rule) throw forbidden();
+  const cache = cacheFor(c, o.jwt);
+  const cacheKey = o.jwt ? `${c.name}\u0000${key}` : key;
+  let verdict = cache.get(cacheKey);
+  if (verdict === undefined) {
+    const v = rule(o.jwt);
+    verdict = (v instanceof Promise ? await v : v) === true;
+    cache.set(cacheKey, verdict);
+  }
+  if (!verdict) throw forbidden();
+}

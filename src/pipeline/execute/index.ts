@@ -1,0 +1,79 @@
+/**
+ * Step 4, execution: the only step that reads or writes data. Reads go to the read connection;
+ * mutations go through the serialized writer (execute/writes.ts); custom operations call the
+ * project's handler as trusted code.
+ */
+import { ApiError, notFound } from '../../core/errors.js';
+import type { Runtime } from '../../core/runtime.js';
+import type { Row } from '../../storage/plan.js';
+import { countRows, selectRows } from '../../storage/rows.js';
+import type { Operation } from '../operation.js';
+import type { Plan } from '../plan/index.js';
+import type { Scope } from '../scope.js';
+import { createRows, deleteRows, updateRows } from './writes.js';
+
+export interface Executed {
+  /** The answer's `data`; undefined for 204. */
+  readonly data: unknown;
+  /** Rows the row filter must see (reads only; writes checked theirs in the transaction). */
+  readonly rows: readonly Row[];
+  /** Step 6 work (after-success hooks). */
+  readonly after?: () => Promise<void>;
+  readonly noContent?: boolean;
+}
+
+const NONE: readonly Row[] = Object.freeze([]);
+
+export async function execute(rt: Runtime, o: Operation, plan: Plan, scope: Scope): Promise<Executed> {
+  const d = rt.driver.dialect;
+  const options = { scope, trusted: false };
+  switch (plan.kind) {
+    case 'get': {
+      const row = (await selectRows(rt.driver, d, plan.read))[0];
+      if (!row) {
+        // A stream on a missing row stays open and answers null until one appears (SPEC §7).
+        if (o.op === 'streamOne') return { data: null, rows: NONE };
+        throw notFound('No row matches the filter');
+      }
+      return { data: row, rows: [row] };
+    }
+    case 'list': {
+      const { limit = 0, offset = 0 } = plan.read;
+      const items = limit === 0 ? [] : await selectRows(rt.driver, d, plan.read);
+      // A page that is not full (and not empty past the end) already tells the total.
+      const total = items.length < limit && (items.length > 0 || offset === 0) ? offset + items.length : await countRows(rt.driver, d, plan.read);
+      return { data: { items, total }, rows: items };
+    }
+    case 'count':
+      return { data: await countRows(rt.driver, d, plan.read), rows: NONE };
+    case 'create': {
+      const r = await createRows(o.collection, plan.objects, options, plan.many);
+      return { data: plan.many ? r.value : r.value[0], rows: NONE, after: r.after };
+    }
+    case 'update': {
+      const r = await updateRows(o.collection, plan.read, plan.updates, options, plan.many);
+      return { data: plan.many ? r.value : r.value[0], rows: NONE, after: r.after };
+    }
+    case 'delete': {
+      const r = await deleteRows(o.collection, plan.read, options, plan.many);
+      return { data: undefined, rows: NONE, after: r.after, noContent: true };
+    }
+    case 'custom': {
+      const handler = o.collection.operations[plan.name];
+      if (!handler) throw new ApiError('NOT_IMPLEMENTED', `Custom operation "${plan.name}" has no handler`);
+      try {
+        const data = await handler({ ...scope.context, table: o.collection.name }, { where: plan.where as never, updates: plan.updates as never, many: plan.many, limit: plan.limit });
+        return { data: data ?? null, rows: NONE };
+      } catch (err) {
+        throw handlerError(err);
+      }
+    }
+  }
+}
+
+function handlerError(err: unknown): unknown {
+  if (err instanceof ApiError) return err;
+  const e = err as { userFacing?: boolean; name?: string; message?: string } | null;
+  if (e?.userFacing) return new ApiError(e.name === 'NotFoundError' ? 'NOT_FOUND' : 'BAD_REQUEST', e.message);
+  return err;
+}

@@ -1,0 +1,168 @@
+/**
+ * Plans → SQL text and parameters. Every identifier comes from the compiled schema (never from a
+ * request) and every value is a bound parameter (SPEC §4). Dialect differences go through
+ * `Dialect`, so PostgreSQL reuses this file unchanged.
+ */
+import type { CollectionModel, ColumnModel } from '../core/model.js';
+import type { Dialect } from './dialect.js';
+import type { ReadPlan, WhereNode } from './plan.js';
+
+export interface Compiled {
+  readonly sql: string;
+  readonly params: unknown[];
+}
+
+type Bind = (value: unknown) => string;
+
+function binder(d: Dialect, params: unknown[]): Bind {
+  return (value) => {
+    params.push(value);
+    return d.param(params.length);
+  };
+}
+
+const selectCache = new WeakMap<CollectionModel, string>();
+const sourceCache = new WeakMap<CollectionModel, string>();
+
+/** `"id", "is_complete" AS "isComplete", ...`: rows come back keyed by their JSON names. */
+export function selectList(d: Dialect, c: CollectionModel): string {
+  let s = selectCache.get(c);
+  if (s === undefined) {
+    s = c.columnList
+      .filter((col) => !col.hidden)
+      .map((col) => (col.sql === col.name ? d.quote(col.sql) : `${d.quote(col.sql)} AS ${d.quote(col.name)}`))
+      .join(', ');
+    selectCache.set(c, s);
+  }
+  return s;
+}
+
+/**
+ * The FROM target. A view becomes a subquery whose output columns carry their own names, so
+ * sorting and filtering by them is never ambiguous even when joined tables share `id`.
+ */
+export function source(d: Dialect, c: CollectionModel): string {
+  let s = sourceCache.get(c);
+  if (s === undefined) {
+    if (!c.view) s = d.quote(c.name);
+    else {
+      const v = c.view;
+      const cols = v.select.map((x) => `${d.quote(x.table)}.${d.quote(x.sql)} AS ${d.quote(c.columns.get(x.name)!.sql)}`);
+      const joins = v.joins.map(
+        (j) =>
+          ` ${j.type === 'inner' ? 'INNER' : 'LEFT'} JOIN ${d.quote(j.table)} ON ${d.quote(j.left.table)}.${d.quote(j.left.sql)} = ${d.quote(j.right.table)}.${d.quote(j.right.sql)}`,
+      );
+      s = `(SELECT ${cols.join(', ')} FROM ${d.quote(v.from)}${joins.join('')}) AS ${d.quote(c.name)}`;
+    }
+    sourceCache.set(c, s);
+  }
+  return s;
+}
+
+function compileCmp(d: Dialect, column: ColumnModel, op: string, value: unknown, bind: Bind): string {
+  const col = d.quote(column.sql);
+  const enc = (v: unknown) => bind(d.encode(column, v));
+  switch (op) {
+    case 'eq':
+      return value === null ? `${col} IS NULL` : `${col} = ${enc(value)}`;
+    case 'ne':
+      // SPEC §13.5: null is a value, so `ne: x` matches rows where the column is null.
+      return value === null ? `${col} IS NOT NULL` : `(${col} IS NULL OR ${col} <> ${enc(value)})`;
+    case 'gt':
+      return `${col} > ${enc(value)}`;
+    case 'gte':
+      return `${col} >= ${enc(value)}`;
+    case 'lt':
+      return `${col} < ${enc(value)}`;
+    case 'lte':
+      return `${col} <= ${enc(value)}`;
+    case 'in': {
+      const items = value as unknown[];
+      return items.length === 0 ? '1=0' : `${col} IN (${items.map(enc).join(', ')})`;
+    }
+    case 'nin': {
+      const items = value as unknown[];
+      return items.length === 0 ? '1=1' : `(${col} IS NULL OR ${col} NOT IN (${items.map(enc).join(', ')}))`;
+    }
+    case 'contains':
+    case 'startsWith':
+    case 'endsWith':
+      return d.textMatch(op, col, value as string, bind);
+    case 'isNull':
+      return value ? `${col} IS NULL` : `${col} IS NOT NULL`;
+    case 'has':
+      return d.listHas(col, d.encodeItem(column, value), bind);
+    default:
+      throw new Error(`unknown operator ${op}`);
+  }
+}
+
+/**
+ * SQL's NULL is "unknown"; the in-memory matcher treats unknown as false. Wrapping NOT's operand
+ * in COALESCE(…, false) keeps the two in agreement while leaving top-level predicates indexable.
+ */
+export function compileWhere(d: Dialect, node: WhereNode, bind: Bind): string {
+  switch (node.kind) {
+    case 'and':
+      return node.items.length === 0 ? '1=1' : node.items.length === 1 ? compileWhere(d, node.items[0]!, bind) : `(${node.items.map((n) => compileWhere(d, n, bind)).join(' AND ')})`;
+    case 'or':
+      return node.items.length === 0 ? '1=0' : node.items.length === 1 ? compileWhere(d, node.items[0]!, bind) : `(${node.items.map((n) => compileWhere(d, n, bind)).join(' OR ')})`;
+    case 'not':
+      return `NOT COALESCE(${compileWhere(d, node.item, bind)}, 1=0)`;
+    case 'cmp':
+      return compileCmp(d, node.column, node.op, node.value, bind);
+  }
+}
+
+function orderClause(d: Dialect, plan: ReadPlan): string {
+  if (plan.orderBy.length === 0) return '';
+  const terms = plan.orderBy.map((t) => `${d.quote(t.column.sql)} ${t.direction === 'desc' ? 'DESC' : 'ASC'}`);
+  // Ties broken by id on tables, so pages are stable and the live engine sees one order.
+  if (plan.collection.kind === 'table' && !plan.orderBy.some((t) => t.column.name === 'id')) terms.push(`${d.quote('id')} ASC`);
+  return ` ORDER BY ${terms.join(', ')}`;
+}
+
+function whereClause(d: Dialect, plan: ReadPlan, bind: Bind): string {
+  const w = compileWhere(d, plan.where, bind);
+  return w === '1=1' ? '' : ` WHERE ${w}`;
+}
+
+export function compileSelect(d: Dialect, plan: ReadPlan, columns?: string): Compiled {
+  const params: unknown[] = [];
+  const bind = binder(d, params);
+  let sql = `SELECT ${columns ?? selectList(d, plan.collection)} FROM ${source(d, plan.collection)}${whereClause(d, plan, bind)}${orderClause(d, plan)}`;
+  if (plan.limit !== undefined) sql += ` LIMIT ${bind(plan.limit)}`;
+  if (plan.offset) sql += ` OFFSET ${bind(plan.offset)}`;
+  return { sql, params };
+}
+
+export function compileCount(d: Dialect, plan: ReadPlan): Compiled {
+  const params: unknown[] = [];
+  const sql = `SELECT COUNT(*) AS n FROM ${source(d, plan.collection)}${whereClause(d, plan, binder(d, params))}`;
+  return { sql, params };
+}
+
+/** One INSERT answering the stored row. `values` are JSON-form values by column. */
+export function compileInsert(d: Dialect, c: CollectionModel, values: ReadonlyMap<ColumnModel, unknown>): Compiled {
+  const params: unknown[] = [];
+  const bind = binder(d, params);
+  const cols: string[] = [];
+  const vals: string[] = [];
+  for (const [col, v] of values) {
+    cols.push(d.quote(col.sql));
+    vals.push(bind(d.encode(col, v)));
+  }
+  return { sql: `INSERT INTO ${d.quote(c.name)} (${cols.join(', ')}) VALUES (${vals.join(', ')}) RETURNING ${selectList(d, c)}`, params };
+}
+
+export function compileUpdateById(d: Dialect, c: CollectionModel, id: string, sets: ReadonlyMap<ColumnModel, unknown>): Compiled {
+  const params: unknown[] = [];
+  const bind = binder(d, params);
+  const assignments = [...sets].map(([col, v]) => `${d.quote(col.sql)} = ${bind(d.encode(col, v))}`);
+  return { sql: `UPDATE ${d.quote(c.name)} SET ${assignments.join(', ')} WHERE ${d.quote('id')} = ${bind(id)} RETURNING ${selectList(d, c)}`, params };
+}
+
+export function compileDeleteById(d: Dialect, c: CollectionModel, id: string): Compiled {
+  const params: unknown[] = [];
+  return { sql: `DELETE FROM ${d.quote(c.name)} WHERE ${d.quote('id')} = ${binder(d, params)(id)}`, params };
+}

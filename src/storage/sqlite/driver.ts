@@ -1,0 +1,193 @@
+/**
+ * better-sqlite3 behind the Driver interface. Two connections: the writer (used only by the
+ * serialized writer and migrations) and a reader, so reads never see a write transaction that is
+ * still open while a hook awaits (WAL gives the reader the last committed snapshot).
+ */
+import Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
+import { ApiError } from '../../core/errors.js';
+import type { Driver, RawRow, SqlParams, Tx } from '../driver.js';
+import { sqliteDialect } from './dialect.js';
+
+type Db = Database.Database;
+type Stmt = Database.Statement<unknown[], RawRow>;
+
+const STATEMENT_CACHE = 1000;
+
+export interface SqliteOptions {
+  /** `normal` survives a crash of the process (kill -9); `full` also survives power loss. */
+  synchronous?: 'normal' | 'full';
+}
+
+/** A bounded cache of prepared statements: preparing costs far more than running. */
+class Statements {
+  #db: Db;
+  #cache = new Map<string, Stmt>();
+  constructor(db: Db) {
+    this.#db = db;
+  }
+  get(sql: string): Stmt {
+    let s = this.#cache.get(sql);
+    if (!s) {
+      if (this.#cache.size >= STATEMENT_CACHE) this.#cache.delete(this.#cache.keys().next().value!);
+      s = this.#db.prepare(sql) as Stmt;
+      this.#cache.set(sql, s);
+    }
+    return s;
+  }
+  all(sql: string, params: SqlParams = []): RawRow[] {
+    const s = this.get(sql);
+    if (s.reader) return s.all(...params);
+    s.run(...params);
+    return [];
+  }
+  get1(sql: string, params: SqlParams = []): RawRow | undefined {
+    const s = this.get(sql);
+    if (s.reader) return s.get(...params);
+    s.run(...params);
+    return undefined;
+  }
+  run(sql: string, params: SqlParams = []): { changes: number } {
+    const s = this.get(sql);
+    if (s.reader) {
+      s.all(...params);
+      return { changes: 0 };
+    }
+    return { changes: s.run(...params).changes };
+  }
+}
+
+function open(file: string, options: SqliteOptions, readonly: boolean): Db {
+  const db = new Database(file, { readonly, fileMustExist: readonly });
+  db.pragma('busy_timeout = 5000');
+  if (!readonly) {
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  }
+  db.pragma('foreign_keys = ON');
+  db.pragma('cache_size = -32000');
+  db.pragma('temp_store = MEMORY');
+  return db;
+}
+
+export class SqliteDriver implements Driver {
+  readonly dialect = sqliteDialect;
+  readonly file: string;
+  #writer: Db;
+  #reader: Db;
+  #w: Statements;
+  #r: Statements;
+  #inTx = false;
+
+  constructor(file: string, options: SqliteOptions = {}) {
+    this.file = file;
+    this.#writer = open(file, options, false);
+    this.#reader = open(file, options, true);
+    this.#w = new Statements(this.#writer);
+    this.#r = new Statements(this.#reader);
+  }
+
+  async all(sql: string, params?: SqlParams): Promise<RawRow[]> {
+    return this.#r.all(sql, params);
+  }
+  async get(sql: string, params?: SqlParams): Promise<RawRow | undefined> {
+    return this.#r.get1(sql, params);
+  }
+  /** A write outside the writer (migrations, admin CLI). */
+  async run(sql: string, params?: SqlParams): Promise<{ changes: number }> {
+    return this.#w.run(sql, params);
+  }
+
+  /** Synchronous read for the hot path: same semantics as `all`, without a promise. */
+  allSync(sql: string, params?: SqlParams): RawRow[] {
+    return this.#r.all(sql, params);
+  }
+  getSync(sql: string, params?: SqlParams): RawRow | undefined {
+    return this.#r.get1(sql, params);
+  }
+
+  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    if (this.#inTx) throw new Error('transactions are serialized by the writer; nested call');
+    this.#inTx = true;
+    const w = this.#w;
+    const tx: Tx = {
+      all: async (sql, params) => w.all(sql, params),
+      get: async (sql, params) => w.get1(sql, params),
+      run: async (sql, params) => w.run(sql, params),
+      savepoint: async (name) => void w.run(`SAVEPOINT ${name}`),
+      release: async (name) => void w.run(`RELEASE ${name}`),
+      rollbackTo: async (name) => void w.run(`ROLLBACK TO ${name}`),
+    };
+    try {
+      w.run('BEGIN IMMEDIATE');
+      try {
+        const result = await fn(tx);
+        w.run('COMMIT');
+        return result;
+      } catch (err) {
+        if (this.#writer.inTransaction) w.run('ROLLBACK');
+        throw err;
+      }
+    } finally {
+      this.#inTx = false;
+    }
+  }
+
+  async execScript(sql: string): Promise<void> {
+    this.#writer.exec('BEGIN IMMEDIATE');
+    try {
+      this.#writer.exec(sql);
+      this.#writer.exec('COMMIT');
+    } catch (err) {
+      if (this.#writer.inTransaction) this.#writer.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  async sizeBytes(): Promise<number> {
+    let total = 0;
+    for (const suffix of ['', '-wal']) {
+      try {
+        total += statSync(this.file + suffix).size;
+      } catch {
+        /* no WAL yet */
+      }
+    }
+    return total;
+  }
+
+  mapError(err: unknown): ApiError | null {
+    const code = (err as { code?: unknown } | null)?.code;
+    if (typeof code !== 'string') return null;
+    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return new ApiError('CONFLICT');
+    if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return new ApiError('BAD_REQUEST', 'A referenced row does not exist, or other rows still reference this one');
+    if (code === 'SQLITE_CONSTRAINT_NOTNULL') return new ApiError('BAD_REQUEST', 'A required column is missing');
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_FULL') return new ApiError('UNAVAILABLE');
+    return null;
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return this.#r.get1('SELECT 1 AS ok')?.ok === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#reader.open) this.#reader.close();
+    if (this.#writer.open) {
+      try {
+        this.#writer.pragma('wal_checkpoint(TRUNCATE)');
+      } catch {
+        /* best effort */
+      }
+      this.#writer.close();
+    }
+  }
+}
+
+/** Opens (creating if needed) the database file. The writer opens first so the reader finds the file. */
+export function openSqlite(file: string, options: SqliteOptions = {}): SqliteDriver {
+  return new SqliteDriver(file, options);
+}

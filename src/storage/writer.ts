@@ -1,0 +1,128 @@
+/**
+ * The one serialized writer (SPEC §6). Every mutation — data writes, sign-up, photo metadata,
+ * hook-queued and cron writes — is a job submitted here. Jobs that wait while a transaction runs
+ * are committed together in the next one (group commit), each inside its own savepoint so one
+ * failing job never undoes another. A job's promise settles only after its transaction commits,
+ * so a 2xx answered from it is durable. Committed changes are announced to listeners (the live
+ * engine) after the commit.
+ */
+import { ApiError } from '../core/errors.js';
+import type { Change, CommitListener } from './changes.js';
+import type { Driver, Tx } from './driver.js';
+
+export type WriteFn<T> = (tx: Tx, changes: Change[]) => Promise<T>;
+
+interface Job {
+  fn: WriteFn<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+  changes: Change[];
+}
+
+export interface WriterOptions {
+  /** Jobs allowed to wait for a transaction before new ones get 503 (default 64). */
+  maxPending?: number;
+  /** Most jobs committed in one transaction. */
+  maxBatch?: number;
+}
+
+export class WriteQueue {
+  #driver: Driver;
+  #queue: Job[] = [];
+  #running = false;
+  #listeners: CommitListener[] = [];
+  #maxPending: number;
+  #maxBatch: number;
+  #rejected = 0;
+  #idle: (() => void)[] = [];
+
+  constructor(driver: Driver, options: WriterOptions = {}) {
+    this.#driver = driver;
+    this.#maxPending = options.maxPending ?? 64;
+    this.#maxBatch = options.maxBatch ?? 256;
+  }
+
+  /** Jobs waiting for a transaction (the one running excluded). */
+  get pending(): number {
+    return this.#queue.length;
+  }
+  get rejected(): number {
+    return this.#rejected;
+  }
+
+  onCommit(listener: CommitListener): void {
+    this.#listeners.push(listener);
+  }
+
+  /** Queues a write. Fails at once with 503 WRITE_QUEUE_FULL when `maxPending` jobs are waiting. */
+  submit<T>(fn: WriteFn<T>): Promise<T> {
+    if (this.#queue.length >= this.#maxPending) {
+      this.#rejected++;
+      return Promise.reject(new ApiError('WRITE_QUEUE_FULL', undefined, { headers: { 'Retry-After': '1' } }));
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ fn: fn as WriteFn<unknown>, resolve: resolve as (v: unknown) => void, reject, changes: [] });
+      // Start in a microtask: writes submitted in the same tick share the transaction, and an
+      // idle server adds no latency waiting for a timer.
+      if (!this.#running) {
+        this.#running = true;
+        queueMicrotask(() => void this.#drain());
+      }
+    });
+  }
+
+  /** Resolves once nothing is queued or running (graceful shutdown). */
+  whenIdle(): Promise<void> {
+    if (!this.#running && this.#queue.length === 0) return Promise.resolve();
+    return new Promise((r) => this.#idle.push(r));
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, this.#maxBatch);
+      await this.#commit(batch);
+    }
+    this.#running = false;
+    for (const r of this.#idle.splice(0)) r();
+  }
+
+  async #commit(batch: Job[]): Promise<void> {
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      await this.#driver.transaction(async (tx) => {
+        if (batch.length === 1) {
+          // One job: the transaction itself is its savepoint; its failure rolls everything back.
+          const job = batch[0]!;
+          outcomes.push({ ok: true, value: await job.fn(tx, job.changes) });
+          return;
+        }
+        for (const job of batch) {
+          await tx.savepoint('job');
+          try {
+            const value = await job.fn(tx, job.changes);
+            await tx.release('job');
+            outcomes.push({ ok: true, value });
+          } catch (error) {
+            await tx.rollbackTo('job');
+            await tx.release('job');
+            job.changes.length = 0;
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      // The single job failed, or COMMIT itself failed: nothing of this batch is durable.
+      for (const job of batch) job.reject(error);
+      return;
+    }
+    const changes: Change[] = [];
+    batch.forEach((job, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) {
+        changes.push(...job.changes);
+        job.resolve(o.value);
+      } else job.reject(o.error);
+    });
+    if (changes.length > 0) for (const l of this.#listeners) l(changes);
+  }
+}
