@@ -1,0 +1,64 @@
+/**
+ * The example `npm start` serves: a to-do app with accounts. Signed-in users manage their own
+ * tasks; anyone may read the public board view. See README.md beside this file for curl calls.
+ */
+import { authTable, column, defineProject, table, view, type Jwt } from 'tablebase';
+
+const signedIn = (jwt: Jwt | null) => jwt !== null;
+
+const users = authTable('users', {
+  prefix: 'us',
+  columns: { name: column.text().nullable() },
+  signUpFields: ['name'],
+  authRules: { canSignUp: () => true, canSignIn: () => true, canPasswordReset: () => true },
+  rules: { canView: signedIn },
+  rowRules: { canView: (jwt, row) => row.id === jwt?.userId },
+});
+
+const tasks = table('tasks', {
+  prefix: 'tk',
+  columns: {
+    title: column.text(),
+    isComplete: column.boolean().default(false),
+    priority: column.integer().default(0),
+    tags: column.list('text').default([]),
+    ownerId: column.text().references('users').index(),
+    completedAt: column.updatedWhen('isComplete'),
+    createdAt: column.createdAt(),
+    updatedAt: column.updatedAt(),
+  },
+  rules: {
+    canCreate: signedIn,
+    canList: signedIn,
+    canView: signedIn,
+    canCount: signedIn,
+    canUpdate: signedIn,
+    canDelete: signedIn,
+    custom: { complete: signedIn },
+  },
+  rowRules: {
+    canView: (jwt, row) => row.ownerId === jwt?.userId,
+    canUpdate: (jwt, before, after) => before.ownerId === jwt?.userId && after.ownerId === before.ownerId,
+    canDelete: (jwt, row) => row.ownerId === jwt?.userId,
+  },
+  hooks: {
+    // The owner is always the caller, whatever the client sent.
+    beforeCreate: (ctx, object) => ({ ...object, ownerId: ctx.jwt!.userId }),
+  },
+  operations: {
+    complete: async (ctx, { where, many }) => {
+      const mine = { and: [where, { ownerId: { eq: ctx.jwt!.userId } }] };
+      const rows = await ctx.db.update('tasks', mine, [{ column: 'isComplete', value: true }], { many });
+      return many ? rows : (rows[0] ?? null);
+    },
+  },
+});
+
+const board = view('board', {
+  from: tasks,
+  select: { id: tasks.col('id'), title: tasks.col('title'), isComplete: tasks.col('isComplete'), createdAt: tasks.col('createdAt') },
+  defaultOrder: [{ column: 'createdAt', direction: 'desc' }],
+  rules: { canList: () => true, canCount: () => true, canView: () => true },
+});
+
+export default defineProject({ name: 'todo', tables: [users, tasks], views: [board] });

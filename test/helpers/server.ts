@@ -1,0 +1,121 @@
+/**
+ * Starts a real Tablebase server process on a free loopback port for end-to-end tests, and a
+ * small client that speaks its JSON conventions.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+const BIN = join(ROOT, 'bin/tablebase.mjs');
+
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+export interface Reply<T = any> {
+  status: number;
+  json: T;
+  text: string;
+  headers: Headers;
+}
+
+export interface TestServer {
+  base: string;
+  port: number;
+  dataDir: string;
+  proc: ChildProcess;
+  log: () => string;
+  env: Record<string, string>;
+  call<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
+  /** GET with the JSON in the `body` query parameter. */
+  get<T = any>(path: string, body: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Stops the process and removes the data folder. */
+  dispose(): Promise<void>;
+}
+
+export interface StartOptions {
+  project?: string;
+  dataDir?: string;
+  env?: Record<string, string>;
+  command?: 'serve' | '__run-dev';
+}
+
+export const secret = () => randomBytes(32).toString('hex');
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const port = await freePort();
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tb-test-'));
+  const project = options.project ?? join(ROOT, 'examples/conformance');
+  const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret(), LOG_LEVEL: 'info', ...options.env };
+  const proc = spawn(process.execPath, [BIN, options.command ?? 'serve', '--project', project, '--data', dataDir, '--host', '127.0.0.1', '--port', String(port)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  proc.stdout!.on('data', (d) => (output += d));
+  proc.stderr!.on('data', (d) => (output += d));
+  const base = `http://127.0.0.1:${port}`;
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  let up = false;
+  for (let i = 0; i < 300 && !up && proc.exitCode === null; i++) {
+    try {
+      up = (await fetch(`${base}/health`)).status === 200;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  if (!up) {
+    proc.kill('SIGKILL');
+    throw new Error(`server did not start:\n${output}`);
+  }
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+    }
+    const r = await fetch(base + path, init);
+    const text = await r.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: r.status, json, text, headers: r.headers };
+  };
+  const server: TestServer = {
+    base,
+    port,
+    dataDir,
+    proc,
+    env,
+    log: () => output,
+    call,
+    get: (path, body, headers) => call('GET', `${path}?body=${encodeURIComponent(JSON.stringify(body))}`, undefined, headers),
+    stop: async (signal = 'SIGTERM') => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+    dispose: async () => {
+      await server.stop('SIGKILL');
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
