@@ -14,7 +14,8 @@ const BIN = fileURLToPath(new URL('../../bin/tablebase.mjs', import.meta.url));
 
 export async function dev(args: Args, argv: readonly string[]): Promise<void> {
   const projectDir = resolve(flag(args, 'project') ?? '.');
-  if (ensureDevSecrets(projectDir)) console.log(`Created ${projectDir}/.env with random JWT_SECRET and PASSWORD_SECRET (development only).`);
+  const made = ensureDevSecrets(projectDir);
+  if (made.wrote.length) console.log(`Wrote random ${made.wrote.join(' and ')} to ${made.path} (development only).`);
   const childArgv = [BIN, '__run-dev', ...argv.slice(1)];
   let child: ChildProcess | undefined;
   let restarting: NodeJS.Timeout | undefined;

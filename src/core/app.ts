@@ -13,13 +13,14 @@ import { routeTable, type Route } from '../http/routes.js';
 import { createServer } from '../http/server.js';
 import { newId } from '../storage/ids.js';
 import { openSqlite } from '../storage/sqlite/driver.js';
-import { autoMigrate, ensureSchema } from '../storage/migrations/index.js';
 import { WriteQueue } from '../storage/writer.js';
 import { ApiError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { compileProject } from './model.js';
 import type { Runtime } from './runtime.js';
+import { prepareSchema } from './schema.js';
+import { createPolicyResolver, createRateLimiter, MemoryRateLimitStore, createClientIp } from '../ratelimit/index.js';
 import type { AppConfig } from './config.js';
 
 export interface App {
@@ -50,10 +51,8 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   mkdirSync(config.dataDir, { recursive: true });
   const model = compileProject(project, internalTables());
   const driver = openSqlite(join(config.dataDir, 'db.sqlite'), { synchronous: config.synchronous });
-  const migrationsDir = join(config.projectDir, 'migrations');
   try {
-    if (options.migrate === 'auto') await autoMigrate({ driver, model, dialect: driver.dialect, dir: migrationsDir, allowDestructive: false });
-    else await ensureSchema({ driver, model, dialect: driver.dialect, dir: migrationsDir });
+    await prepareSchema(driver, model, config, options.migrate ?? 'apply');
   } catch (err) {
     await driver.close();
     throw err;
@@ -66,7 +65,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     log,
     newId,
     now: () => new Date().toISOString(),
-    limiter: { check: () => null },
+    limiter: createRateLimiter({ resolver: createPolicyResolver(model, project.server?.defaultPolicy), store: new MemoryRateLimitStore() }),
     tokens: {
       verify: (authorization) => {
         if (authorization === undefined) return null;
@@ -86,7 +85,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     router,
     config,
     metrics,
-    clientIp: (socketAddress) => socketAddress,
+    clientIp: createClientIp(config.trustedProxies),
     listen: () =>
       new Promise((resolve, reject) => {
         server = createServer(app);

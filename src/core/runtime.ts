@@ -11,7 +11,7 @@ import type { ProjectModel } from './model.js';
 /** Step 1's store-agnostic face. `null`: this (table, op) is unlimited. */
 export interface Limiter {
   /** Throws ApiError RATE_LIMITED when over; answers response headers when limited, else null. */
-  check(ip: string, table: string, op: string): Record<string, string> | null;
+  enforce(ip: string, table: string, op: string): Record<string, string> | Promise<Record<string, string>> | null;
 }
 
 export interface EmailSender {

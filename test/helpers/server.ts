@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -82,6 +83,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     throw new Error(`server did not start:\n${output}`);
   }
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
+    // fetch refuses a GET with a body; SPEC §2 allows one, so send those through node:http.
+    if (body !== undefined && (method === 'GET' || method === 'HEAD')) return rawRequest(base, method, path, body, headers);
     const init: RequestInit = { method, headers: { ...headers } };
     if (body !== undefined) {
       init.body = typeof body === 'string' ? body : JSON.stringify(body);
@@ -116,6 +119,30 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     },
   };
   return server;
+}
+
+function rawRequest(base: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<Reply> {
+  const payload = typeof body === 'string' ? body : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(base + path, { method, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (text += d));
+      res.on('end', () => {
+        let json: unknown;
+        try {
+          json = text ? JSON.parse(text) : undefined;
+        } catch {
+          json = undefined;
+        }
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
+        resolve({ status: res.statusCode ?? 0, json, text, headers: h });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
