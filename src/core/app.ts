@@ -20,6 +20,8 @@ import { Metrics } from './metrics.js';
 import { compileProject } from './model.js';
 import type { Runtime } from './runtime.js';
 import { prepareSchema } from './schema.js';
+import { createLiveEngine, type LiveEngine } from '../live/index.js';
+import { readData } from '../pipeline/execute/reads.js';
 import { createPolicyResolver, createRateLimiter, MemoryRateLimitStore, createClientIp } from '../ratelimit/index.js';
 import type { AppConfig } from './config.js';
 
@@ -28,6 +30,7 @@ export interface App {
   readonly router: Router;
   readonly config: AppConfig;
   readonly metrics: Metrics;
+  readonly live: LiveEngine;
   readonly clientIp: (socketAddress: string, forwardedFor: string | undefined) => string;
   /** Starts listening; resolves with the bound port. */
   listen(): Promise<number>;
@@ -75,6 +78,9 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     email: undefined,
     push: undefined,
   };
+  const READ = { one: 'get', list: 'list', count: 'count' } as const;
+  const live = createLiveEngine({ run: (q) => readData(rt, READ[q.kind], q.plan), log, maxOpen: config.maxStreams, maxPerIp: config.maxStreamsPerIp });
+  writer.onCommit(live.onCommit);
   const extraRoutes: Route[] = [];
   const router = new Router(routeTable(extraRoutes));
   const metrics = new Metrics();
@@ -85,6 +91,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     router,
     config,
     metrics,
+    live,
     clientIp: createClientIp(config.trustedProxies),
     listen: () =>
       new Promise((resolve, reject) => {
@@ -98,6 +105,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     close: async () => {
       if (server) {
         const closed = new Promise<void>((r) => server!.close(() => r()));
+        live.close();
         server.closeIdleConnections();
         const force = setTimeout(() => server!.closeAllConnections(), 5_000);
         await closed;

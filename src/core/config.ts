@@ -18,6 +18,9 @@ export interface AppConfig {
   readonly jwtSecret: string;
   readonly passwordSecret: string;
   readonly synchronous: 'normal' | 'full';
+  readonly streamHeartbeatMs: number;
+  readonly maxStreams: number;
+  readonly maxStreamsPerIp: number;
 }
 
 export interface Flags {
@@ -47,5 +50,8 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
     jwtSecret: secrets.jwtSecret,
     passwordSecret: secrets.passwordSecret,
     synchronous: env.TABLEBASE_SYNCHRONOUS === 'full' ? 'full' : 'normal',
+    streamHeartbeatMs: Number(env.TABLEBASE_STREAM_HEARTBEAT_MS ?? s.streams?.heartbeatMs ?? 15_000),
+    maxStreams: Number(env.TABLEBASE_MAX_STREAMS ?? s.streams?.maxOpen ?? 10_000),
+    maxStreamsPerIp: Number(env.TABLEBASE_MAX_STREAMS_PER_IP ?? s.streams?.maxPerIp ?? 100),
   });
 }

@@ -6,6 +6,7 @@
 import type { RequestContext } from './context.js';
 import { dataRoute } from './data-routes.js';
 import { health } from './system-routes.js';
+import { streamRoute } from './stream-routes.js';
 
 export type RouteHandler = (ctx: RequestContext) => Promise<void> | void;
 
@@ -34,6 +35,9 @@ export function routeTable(extra: readonly Route[] = []): Route[] {
     r('DELETE', '/db/many', 'data', 'Delete matching rows', dataRoute('deleteMany')),
     r('PATCH', '/db/custom/:name', 'data', 'Run a custom operation', dataRoute('custom')),
     r('PATCH', '/db/custom/:name/many', 'data', 'Run a custom operation on many rows', dataRoute('customMany')),
+    r('GET', '/db/stream', 'stream', 'Stream the first row matching `where`', streamRoute('one', 'streamOne')),
+    r('GET', '/db/stream/list', 'stream', 'Stream a page of rows with its total', streamRoute('list', 'streamList')),
+    r('GET', '/db/stream/count', 'stream', 'Stream the count of matching rows', streamRoute('count', 'streamCount')),
     ...extra,
     r('GET', '/health', 'system', 'Health check', health),
   ];

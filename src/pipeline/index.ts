@@ -23,13 +23,19 @@ export interface PipelineResult {
 }
 
 export async function runPipeline(rt: Runtime, o: Operation): Promise<PipelineResult> {
-  const headers = rateLimit(rt, o); //                         1
-  await authorize(rt, o); //                                    2
-  const plan = planOperation(o); //                             3
+  const { headers, plan } = await admit(rt, o); //              1–3
   const scope = new Scope(rt, o.jwt);
   const done = await execute(rt, o, plan, scope); //            4
   await filterRows(o.collection, o.jwt, done.rows); //          5
   if (done.after) await done.after(); //                        6
   scope.committed();
   return { data: done.data, noContent: done.noContent === true, headers, plan };
+}
+
+/** Steps 1–3, shared with the stream routes (seed, pipeline rule 1). */
+export async function admit(rt: Runtime, o: Operation): Promise<{ headers: Record<string, string> | null; plan: Plan }> {
+  const limited = rateLimit(rt, o); //                         1
+  const headers = limited instanceof Promise ? await limited : limited;
+  await authorize(rt, o); //                                    2
+  return { headers, plan: planOperation(o) }; //                3
 }

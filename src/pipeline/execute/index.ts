@@ -6,10 +6,10 @@
 import { ApiError, notFound } from '../../core/errors.js';
 import type { Runtime } from '../../core/runtime.js';
 import type { Row } from '../../storage/plan.js';
-import { countRows, selectRows } from '../../storage/rows.js';
 import type { Operation } from '../operation.js';
 import type { Plan } from '../plan/index.js';
 import type { Scope } from '../scope.js';
+import { readData, rowsOf } from './reads.js';
 import { createRows, deleteRows, updateRows } from './writes.js';
 
 export interface Executed {
@@ -24,28 +24,18 @@ export interface Executed {
 
 const NONE: readonly Row[] = Object.freeze([]);
 
+
 export async function execute(rt: Runtime, o: Operation, plan: Plan, scope: Scope): Promise<Executed> {
-  const d = rt.driver.dialect;
   const options = { scope, trusted: false };
   switch (plan.kind) {
-    case 'get': {
-      const row = (await selectRows(rt.driver, d, plan.read))[0];
-      if (!row) {
-        // A stream on a missing row stays open and answers null until one appears (SPEC §7).
-        if (o.op === 'streamOne') return { data: null, rows: NONE };
-        throw notFound('No row matches the filter');
-      }
-      return { data: row, rows: [row] };
+    case 'get':
+    case 'list':
+    case 'count': {
+      const data = await readData(rt, plan.kind, plan.read);
+      // A stream on a missing row stays open and answers null until one appears (SPEC §7).
+      if (data === null && o.op === 'get') throw notFound('No row matches the filter');
+      return { data, rows: rowsOf(plan.kind, data) };
     }
-    case 'list': {
-      const { limit = 0, offset = 0 } = plan.read;
-      const items = limit === 0 ? [] : await selectRows(rt.driver, d, plan.read);
-      // A page that is not full (and not empty past the end) already tells the total.
-      const total = items.length < limit && (items.length > 0 || offset === 0) ? offset + items.length : await countRows(rt.driver, d, plan.read);
-      return { data: { items, total }, rows: items };
-    }
-    case 'count':
-      return { data: await countRows(rt.driver, d, plan.read), rows: NONE };
     case 'create': {
       const r = await createRows(o.collection, plan.objects, options, plan.many);
       return { data: plan.many ? r.value : r.value[0], rows: NONE, after: r.after };

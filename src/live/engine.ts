@@ -1,0 +1,295 @@
+/**
+ * The live-query engine (SPEC §7). Subscriptions with the same query share one SharedQuery: one
+ * run per flush, one serialized payload, one last result. Committed changes (storage/changes.ts)
+ * reach only the queries they can affect (change-index.ts + match.ts); those are marked dirty
+ * and re-run once per flush, so a burst of writes costs one run per affected query, and a write
+ * no stream watches costs a Map lookup.
+ *
+ * Ordering: a query never runs twice at once; changes that arrive while it runs mark it dirty
+ * and it runs once more afterwards. Payloads of one query reach a subscriber in run order.
+ */
+import { ApiError, toApiError } from '../core/errors.js';
+import type { Change } from '../storage/changes.js';
+import { ChangeIndex } from './change-index.js';
+import { matches } from './match.js';
+import { queryKey } from './query-key.js';
+import { SharedQuery, type Delivery, type Subscription } from './shared-query.js';
+import {
+  serializePayload,
+  type LiveEngine,
+  type LiveEngineOptions,
+  type LiveLogger,
+  type LiveQuery,
+  type LiveStats,
+  type RunQuery,
+  type Subscriber,
+} from './types.js';
+
+export type { LiveEngine, LiveEngineOptions } from './types.js';
+
+const noopLog: LiveLogger = { error: () => {}, warn: () => {} };
+
+class Engine implements LiveEngine {
+  #run: RunQuery;
+  #log: LiveLogger;
+  #maxOpen: number;
+  #maxPerIp: number;
+  #maxConcurrent: number;
+  #incrementalCount: boolean;
+  #queries = new Map<string, SharedQuery>();
+  #index = new ChangeIndex<SharedQuery>();
+  #perIp = new Map<string, number>();
+  #open = 0;
+  #version = 0;
+  #tableVersion = new Map<string, number>();
+  #stamp = 0;
+  #pending = new Set<SharedQuery>();
+  #scheduled = false;
+  #active = 0;
+  #runs = 0;
+  #matchEvaluations = 0;
+  #closed = false;
+
+  constructor(o: LiveEngineOptions) {
+    this.#run = o.run;
+    this.#log = o.log ?? noopLog;
+    this.#maxOpen = o.maxOpen ?? 10_000;
+    this.#maxPerIp = o.maxPerIp ?? 100;
+    this.#maxConcurrent = Math.max(1, o.maxConcurrentRuns ?? 32);
+    this.#incrementalCount = o.incrementalCount ?? false;
+    // Handed to the writer as a bare listener: `writer.onCommit(engine.onCommit)`.
+    this.onCommit = this.onCommit.bind(this);
+  }
+
+  get version(): number {
+    return this.#version;
+  }
+
+  subscribe(q: LiveQuery, s: Subscriber, ip: string): () => void {
+    if (this.#closed) throw new ApiError('UNAVAILABLE', 'The server is shutting down');
+    const fromIp = this.#perIp.get(ip) ?? 0;
+    if (this.#open >= this.#maxOpen || fromIp >= this.#maxPerIp) {
+      throw new ApiError('RATE_LIMITED', 'Too many open streams', { headers: { 'Retry-After': '1' } });
+    }
+    const json = s.initialJson ?? serializePayload(s.initial);
+    const key = queryKey(q);
+    let query = this.#queries.get(key);
+    let verify: boolean;
+    if (!query) {
+      query = new SharedQuery(key, q, json, this.#deliveryHooks);
+      if (q.kind === 'count' && this.#incrementalCount && typeof s.initial === 'number') query.count = s.initial;
+      this.#queries.set(key, query);
+      this.#index.add(query);
+      // A commit announced after the route's first read but before now was seen by nobody.
+      verify = s.since === undefined || this.#changedSince(q, s.since);
+    } else {
+      // A clean, idle query holds the result of every announced commit: equal means current.
+      verify = query.running || json !== query.json;
+    }
+    const sub = query.add(s, ip, json);
+    this.#open++;
+    this.#perIp.set(ip, fromIp + 1);
+    if (verify) this.#markDirty(query);
+    const owner = query;
+    return () => this.#unsubscribe(owner, sub);
+  }
+
+  #changedSince(q: LiveQuery, since: number): boolean {
+    for (const t of q.plan.collection.reads) if ((this.#tableVersion.get(t) ?? 0) > since) return true;
+    return false;
+  }
+
+  #unsubscribe(query: SharedQuery, sub: Subscription): void {
+    if (!query.remove(sub)) return;
+    this.#open--;
+    const n = (this.#perIp.get(sub.ip) ?? 1) - 1;
+    if (n > 0) this.#perIp.set(sub.ip, n);
+    else this.#perIp.delete(sub.ip);
+    if (query.size === 0) this.#drop(query);
+  }
+
+  #drop(query: SharedQuery): void {
+    query.closed = true;
+    this.#queries.delete(query.key);
+    this.#index.delete(query);
+    this.#pending.delete(query);
+  }
+
+  /** Callbacks SharedQuery uses to report back without knowing the engine. */
+  #deliveryHooks: Delivery = {
+    fail: (query, sub, err) => {
+      this.#unsubscribe(query, sub);
+      try {
+        sub.subscriber.fail(err);
+      } catch (e) {
+        this.#log.error({ err: e }, 'live stream fail() threw');
+      }
+    },
+    pushError: (query, sub, err) => {
+      this.#log.warn({ err }, 'live stream push() threw; closing the stream');
+      this.#unsubscribe(query, sub);
+    },
+  };
+
+  onCommit(changes: readonly Change[]): void {
+    if (this.#closed) return;
+    this.#version++;
+    try {
+      for (const change of changes) this.#route(change);
+    } catch (err) {
+      // Runs inside the writer's commit listener: never let a bug here reach the writer.
+      this.#log.error({ err }, 'live engine failed to route a change');
+    }
+  }
+
+  #route(change: Change): void {
+    this.#tableVersion.set(change.table, this.#version);
+    const stamp = ++this.#stamp;
+    this.#index.candidates(
+      change,
+      (q) => {
+        if (q.visit === stamp) return;
+        q.visit = stamp;
+        this.#offer(q, change);
+      },
+      (q) => {
+        if (q.visit === stamp) return;
+        q.visit = stamp;
+        this.#markDirty(q);
+      },
+    );
+  }
+
+  /** A table query the change may touch: affected when the before or after image matches. */
+  #offer(q: SharedQuery, change: Change): void {
+    const incremental = this.#incrementalCount && q.count !== null && !q.reading && !q.dirty;
+    if (q.dirty && !incremental) return; // a run is coming anyway
+    this.#matchEvaluations += (change.before ? 1 : 0) + (change.after ? 1 : 0);
+    const before = change.before !== null && matches(q.where, change.before);
+    const after = change.after !== null && matches(q.where, change.after);
+    if (!before && !after) return;
+    if (incremental) {
+      // The row entered or left the where; an update inside it leaves the count alone.
+      if (before === after) return;
+      q.count! += after ? 1 : -1;
+      q.deltaPending = true;
+      this.#enqueue(q);
+      return;
+    }
+    this.#markDirty(q);
+  }
+
+  #markDirty(q: SharedQuery): void {
+    q.dirty = true;
+    this.#enqueue(q);
+  }
+
+  #enqueue(q: SharedQuery): void {
+    if (q.running || q.closed) return; // `#finish` re-enqueues a running query that got dirty
+    this.#pending.add(q);
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      // setImmediate, not a microtask: the rest of a burst of commits lands before the flush.
+      setImmediate(() => this.#flush());
+    }
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    for (const q of this.#pending) {
+      if (this.#active >= this.#maxConcurrent) return; // `#finish` flushes again
+      this.#pending.delete(q);
+      if (q.closed || q.running) continue;
+      if (q.dirty) void this.#execute(q);
+      else if (q.deltaPending) void this.#deliverCount(q);
+    }
+  }
+
+  async #execute(q: SharedQuery): Promise<void> {
+    this.#begin(q);
+    q.dirty = false;
+    q.deltaPending = false;
+    q.reading = true;
+    this.#runs++;
+    let data: unknown;
+    try {
+      data = await this.#run(q.q);
+    } catch (err) {
+      q.reading = false;
+      this.#failQuery(q, err);
+      this.#finish(q);
+      return;
+    }
+    q.reading = false;
+    try {
+      if (!q.closed) {
+        if (this.#incrementalCount && q.q.kind === 'count') q.count = typeof data === 'number' && !q.dirty ? data : null;
+        await q.deliver(data, serializePayload(data));
+      }
+    } finally {
+      this.#finish(q);
+    }
+  }
+
+  async #deliverCount(q: SharedQuery): Promise<void> {
+    this.#begin(q);
+    q.deltaPending = false;
+    try {
+      await q.deliver(q.count, serializePayload(q.count));
+    } finally {
+      this.#finish(q);
+    }
+  }
+
+  #begin(q: SharedQuery): void {
+    q.running = true;
+    q.runId++;
+    this.#active++;
+  }
+
+  #finish(q: SharedQuery): void {
+    q.running = false;
+    this.#active--;
+    if (!q.closed && (q.dirty || q.deltaPending)) this.#enqueue(q);
+    else if (this.#pending.size > 0 && !this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => this.#flush());
+    }
+  }
+
+  /** The read failed (a database error, a dropped table): every stream of it gets one error. */
+  #failQuery(q: SharedQuery, err: unknown): void {
+    const apiErr = toApiError(err);
+    if (apiErr.status >= 500) this.#log.error({ err, query: q.key }, 'live query failed');
+    for (const sub of q.subscriptions()) this.#deliveryHooks.fail(q, sub, apiErr);
+  }
+
+  stats(): LiveStats {
+    // A running query is never in #pending (#enqueue skips it; #flush removes before running).
+    const pending = this.#pending.size + this.#active;
+    return { open: this.#open, queries: this.#queries.size, runs: this.#runs, matchEvaluations: this.#matchEvaluations, pending };
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    const shutdown = new ApiError('UNAVAILABLE', 'The server is shutting down');
+    for (const q of [...this.#queries.values()]) {
+      for (const sub of q.subscriptions()) {
+        this.#unsubscribe(q, sub);
+        try {
+          if (sub.subscriber.end) sub.subscriber.end();
+          else sub.subscriber.fail(shutdown);
+        } catch (e) {
+          this.#log.error({ err: e }, 'live stream close threw');
+        }
+      }
+    }
+    this.#pending.clear();
+  }
+}
+
+/** The live-query engine; wire `onCommit` to the writer and `subscribe` to the stream routes. */
+export function createLiveEngine(options: LiveEngineOptions): LiveEngine {
+  return new Engine(options);
+}

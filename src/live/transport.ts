@@ -1,0 +1,186 @@
+/**
+ * Stream framing over a Node HTTP response (SPEC §7): Server-Sent Events by default, NDJSON with
+ * `Accept: application/x-ndjson`. The sink owns the heartbeat timer and the disconnect
+ * bookkeeping: whatever ends the stream (client gone, socket error, slow reader, server close)
+ * clears the timer and calls the onClose callbacks exactly once.
+ *
+ * Threat: a client that stops reading makes every write pile up in the response buffer. Before
+ * each write the buffered byte count is checked and such a client is dropped, so one stream holds
+ * at most `maxBufferedBytes` plus one payload.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export type StreamFormat = 'sse' | 'ndjson';
+
+export interface StreamOptions {
+  format?: StreamFormat;
+  /** Heartbeat interval (SPEC §7: 15 s by default). */
+  heartbeatMs?: number;
+  /** Unsent bytes allowed before the client is dropped (default 1 MiB). */
+  maxBufferedBytes?: number;
+}
+
+export interface StreamSink {
+  /** Sends one payload (a serialized `{"data": …}`); ignored once closed. */
+  send(payloadJson: string): void;
+  /** Sends one error payload (a serialized `{"error": …}`), then closes. */
+  error(errorJson: string): void;
+  /** Ends the response normally. */
+  close(): void;
+  /** Runs `cb` once when the stream ends for any reason (at once if it already has). */
+  onClose(cb: () => void): void;
+  readonly closed: boolean;
+  /** Why it ended: `client` (disconnect or socket error), `slow` (dropped), `server` (close/error). */
+  readonly closeReason: 'client' | 'slow' | 'server' | undefined;
+}
+
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
+
+const CONTENT_TYPE: Record<StreamFormat, string> = { sse: 'text/event-stream', ndjson: 'application/x-ndjson' };
+const NDJSON_TYPES = new Set(['application/x-ndjson', 'application/ndjson']);
+
+/**
+ * Picks the framing from an Accept header: NDJSON when it is asked for with a higher quality
+ * than `text/event-stream` (ties go to the one listed first); SSE otherwise (SPEC §7 default).
+ */
+export function negotiateFormat(accept: string | undefined): StreamFormat {
+  if (!accept) return 'sse';
+  let ndjson = { q: 0, at: Infinity };
+  let sse = { q: 0, at: Infinity };
+  accept.split(',').forEach((part, at) => {
+    const [type, ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    let q = 1;
+    for (const p of params) {
+      const m = /^q=([0-9.]+)$/.exec(p);
+      if (m) q = Number(m[1]);
+    }
+    if (!Number.isFinite(q)) return;
+    if (NDJSON_TYPES.has(type!) && q > ndjson.q) ndjson = { q, at };
+    if (type === 'text/event-stream' && q > sse.q) sse = { q, at };
+  });
+  if (ndjson.q <= 0) return 'sse';
+  return ndjson.q > sse.q || (ndjson.q === sse.q && ndjson.at < sse.at) ? 'ndjson' : 'sse';
+}
+
+/**
+ * The engine hands the same payload string to every stream of a query one after another, and an
+ * NDJSON frame is the same for all of them: encode it once, not once per subscriber.
+ */
+let lastText: string | undefined;
+let lastLine: Buffer = Buffer.alloc(0);
+function ndjsonLine(payloadJson: string): Buffer {
+  if (payloadJson !== lastText) {
+    lastText = payloadJson;
+    lastLine = Buffer.from(`${payloadJson.replace(/\r?\n/g, ' ')}\n`, 'utf8');
+  }
+  return lastLine;
+}
+
+class HttpStreamSink implements StreamSink {
+  #res: ServerResponse;
+  #format: StreamFormat;
+  #maxBuffered: number;
+  #timer: NodeJS.Timeout;
+  #nextId = 1;
+  #closeCbs: (() => void)[] = [];
+  #reason: StreamSink['closeReason'];
+  #onGone = () => this.#finish('client');
+  #socket: NodeJS.EventEmitter | null;
+
+  constructor(req: IncomingMessage, res: ServerResponse, o: StreamOptions) {
+    this.#res = res;
+    this.#format = o.format ?? 'sse';
+    this.#maxBuffered = o.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    res.statusCode = 200;
+    res.setHeader('Content-Type', CONTENT_TYPE[this.#format]);
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.setHeader('Connection', 'keep-alive');
+    res.flushHeaders();
+    // Small frames must leave at once, not wait for Nagle's algorithm.
+    req.socket.setNoDelay(true);
+    this.#socket = req.socket;
+    // Not req 'close': since Node 16 a request emits it once its body is read, while the
+    // connection is still up. The response and the socket close only when the client is gone.
+    res.on('close', this.#onGone);
+    res.on('error', this.#onGone);
+    req.socket.on('close', this.#onGone);
+    this.#timer = setInterval(() => this.#write(this.#format === 'sse' ? ': ping\n\n' : '\n'), o.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+    this.#timer.unref();
+    if (req.socket.destroyed) this.#finish('client'); // gone before we started
+  }
+
+  get closed(): boolean {
+    return this.#reason !== undefined;
+  }
+
+  get closeReason(): StreamSink['closeReason'] {
+    return this.#reason;
+  }
+
+  send(payloadJson: string): void {
+    if (this.closed) return;
+    if (this.#format === 'ndjson') {
+      this.#write(ndjsonLine(payloadJson));
+      return;
+    }
+    // JSON.stringify never emits a raw newline, but an SSE data line must not contain one.
+    const data = payloadJson.includes('\n') ? payloadJson.split(/\r?\n/).join('\ndata: ') : payloadJson;
+    // One write per frame: measured faster than corking a shared payload buffer between the
+    // per-stream `id:` line and the blank line (each write is a chunk of its own).
+    this.#write(`id: ${this.#nextId++}\ndata: ${data}\n\n`);
+  }
+
+  error(errorJson: string): void {
+    if (this.closed) return;
+    const flat = errorJson.replace(/\r?\n/g, ' ');
+    this.#write(this.#format === 'sse' ? `event: error\ndata: ${flat}\n\n` : `${flat}\n`);
+    this.close();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.#finish('server');
+    this.#res.end();
+  }
+
+  onClose(cb: () => void): void {
+    if (this.closed) cb();
+    else this.#closeCbs.push(cb);
+  }
+
+  #write(chunk: string | Buffer): void {
+    if (this.closed) return;
+    if (this.#res.writableLength > this.#maxBuffered) {
+      // The client is not reading: drop it rather than buffer without bound.
+      this.#finish('slow');
+      this.#res.destroy();
+      return;
+    }
+    this.#res.write(chunk);
+  }
+
+  #finish(reason: NonNullable<StreamSink['closeReason']>): void {
+    if (this.closed) return;
+    this.#reason = reason;
+    clearInterval(this.#timer);
+    // The response's own listeners stay (guarded, and a late 'error' must find a listener);
+    // a keep-alive socket outlives this response; leave no listener on it.
+    this.#socket?.off('close', this.#onGone);
+    this.#socket = null;
+    for (const cb of this.#closeCbs.splice(0)) {
+      try {
+        cb();
+      } catch {
+        // One failing callback must not keep the others from releasing their resources.
+      }
+    }
+  }
+}
+
+/** Starts a stream response: headers are flushed at once; payloads follow through the sink. */
+export function openStream(req: IncomingMessage, res: ServerResponse, options: StreamOptions = {}): StreamSink {
+  if (res.headersSent) throw new Error('openStream: the response has already started');
+  return new HttpStreamSink(req, res, options);
+}
