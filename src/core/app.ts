@@ -1,29 +1,39 @@
 /**
  * createApp(project, config): assembles the runtime (database, writer, limiter, tokens, email,
- * live engine) and the route table, in one place. Shutdown reverses it (SPEC §1): stop
+ * live engine, photos) and the route table, in one place. Shutdown reverses it (SPEC §1): stop
  * accepting, finish in-flight requests and queued writes, close streams, close the database.
  */
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { authInternalTables, createAuthServices, type AuthServices } from '../auth/index.js';
+import { authRoutes } from '../auth/route-table.js';
+import { dashboardRoutes } from '../dashboard/routes.js';
 import type { Project } from '../define/project.js';
 import type { Table } from '../define/table.js';
+import { createEmailService, type EmailService } from '../email/index.js';
 import { Router } from '../http/router.js';
-import { routeTable, type Route } from '../http/routes.js';
+import { routeTable } from '../http/routes.js';
 import { createServer } from '../http/server.js';
+import { createLiveEngine, type LiveEngine } from '../live/index.js';
+import { createPhotoService, photosTableFor, type PhotoService } from '../photos/index.js';
+import { readData } from '../pipeline/execute/reads.js';
+import { createClientIp, createPolicyResolver, createRateLimiter, MemoryRateLimitStore } from '../ratelimit/index.js';
 import { newId } from '../storage/ids.js';
 import { openSqlite } from '../storage/sqlite/driver.js';
 import { WriteQueue } from '../storage/writer.js';
-import { ApiError } from './errors.js';
+import type { AppConfig } from './config.js';
+import { emailSender } from './email-sender.js';
 import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { compileProject } from './model.js';
+import { photoRepo } from './photo-repo.js';
 import type { Runtime } from './runtime.js';
 import { prepareSchema } from './schema.js';
-import { createLiveEngine, type LiveEngine } from '../live/index.js';
-import { readData } from '../pipeline/execute/reads.js';
-import { createPolicyResolver, createRateLimiter, MemoryRateLimitStore, createClientIp } from '../ratelimit/index.js';
-import type { AppConfig } from './config.js';
+
+export interface CronStatus {
+  status(): { name: string; schedule: string; lastRunAt: string | null; lastStatus: string | null; lastError: string | null; nextRunAt: string | null }[];
+}
 
 export interface App {
   readonly rt: Runtime;
@@ -31,6 +41,10 @@ export interface App {
   readonly config: AppConfig;
   readonly metrics: Metrics;
   readonly live: LiveEngine;
+  readonly photos: PhotoService;
+  readonly auth: AuthServices;
+  readonly email: EmailService;
+  readonly cron: CronStatus | undefined;
   readonly clientIp: (socketAddress: string, forwardedFor: string | undefined) => string;
   /** Starts listening; resolves with the bound port. */
   listen(): Promise<number>;
@@ -44,15 +58,16 @@ export interface CreateOptions {
   log?: Logger;
 }
 
-/** The server's own `_` tables (sessions, photos, ...), declared with the definition API. */
-export function internalTables(): Table<any>[] {
-  return [];
+/** The server's own `_` tables (sessions, confirmation tokens, photos), declared with the definition API. */
+export function internalTables(project: Project): Table<any>[] {
+  return [...authInternalTables, photosTableFor(project.photos)];
 }
 
 export async function createApp(project: Project, config: AppConfig, options: CreateOptions = {}): Promise<App> {
   const log = options.log ?? createLogger();
   mkdirSync(config.dataDir, { recursive: true });
-  const model = compileProject(project, internalTables());
+  const model = compileProject(project, internalTables(project));
+  const limiter = createRateLimiter({ resolver: createPolicyResolver(model, project.server?.defaultPolicy), store: new MemoryRateLimitStore() });
   const driver = openSqlite(join(config.dataDir, 'db.sqlite'), { synchronous: config.synchronous });
   try {
     await prepareSchema(driver, model, config, options.migrate ?? 'apply');
@@ -61,6 +76,23 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     throw err;
   }
   const writer = new WriteQueue(driver, { maxPending: config.maxPendingWrites });
+  const auth = createAuthServices({
+    secrets: { jwtSecret: config.jwtSecret, passwordSecret: config.passwordSecret },
+    settings: project.auth,
+    dialect: driver.dialect,
+    reader: driver,
+    write: (fn) => writer.submit((tx) => fn(tx)),
+    newId,
+  });
+  await auth.start();
+  const email = createEmailService({
+    smtpUrl: config.smtpUrl,
+    outboxDir: join(config.dataDir, 'outbox'),
+    from: project.email?.from,
+    templatesDir: project.email?.templatesDir ? resolve(config.projectDir, project.email.templatesDir) : undefined,
+    links: project.email?.links,
+    log,
+  });
   const rt: Runtime = {
     model,
     driver,
@@ -68,22 +100,25 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     log,
     newId,
     now: () => new Date().toISOString(),
-    limiter: createRateLimiter({ resolver: createPolicyResolver(model, project.server?.defaultPolicy), store: new MemoryRateLimitStore() }),
-    tokens: {
-      verify: (authorization) => {
-        if (authorization === undefined) return null;
-        throw new ApiError('INVALID_TOKEN');
-      },
-    },
-    email: undefined,
+    limiter,
+    tokens: auth.tokens,
+    email: emailSender(email, auth),
     push: undefined,
   };
   const READ = { one: 'get', list: 'list', count: 'count' } as const;
   const live = createLiveEngine({ run: (q) => readData(rt, READ[q.kind], q.plan), log, maxOpen: config.maxStreams, maxPerIp: config.maxStreamsPerIp });
   writer.onCommit(live.onCommit);
-  const extraRoutes: Route[] = [];
-  const router = new Router(routeTable(extraRoutes));
+  const photos = createPhotoService({
+    options: project.photos,
+    dataDir: config.dataDir,
+    repo: photoRepo(rt),
+    newId: () => newId('ph'),
+    now: rt.now,
+    onError: (err, context) => log.error({ err, context }, 'photo storage'),
+  });
+  const router = new Router(routeTable([...authRoutes(), ...dashboardRoutes()]));
   const metrics = new Metrics();
+  const purge = setInterval(() => void auth.sessions.purgeExpired().catch((err) => log.warn({ err }, 'session purge failed')), 3_600_000).unref();
   let server: Server | undefined;
 
   const app: App = {
@@ -92,17 +127,22 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     config,
     metrics,
     live,
+    photos,
+    auth,
+    email,
+    cron: undefined,
     clientIp: createClientIp(config.trustedProxies),
     listen: () =>
-      new Promise((resolve, reject) => {
+      new Promise((resolvePort, reject) => {
         server = createServer(app);
         server.once('error', reject);
         server.listen(config.port, config.host, () => {
           const addr = server!.address();
-          resolve(typeof addr === 'object' && addr ? addr.port : config.port);
+          resolvePort(typeof addr === 'object' && addr ? addr.port : config.port);
         });
       }),
     close: async () => {
+      clearInterval(purge);
       if (server) {
         const closed = new Promise<void>((r) => server!.close(() => r()));
         live.close();
@@ -112,6 +152,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
         clearTimeout(force);
       }
       await writer.whenIdle();
+      await email.close();
       await driver.close();
     },
   };

@@ -14,7 +14,8 @@ export const userModel = (model: ProjectModel): ProjectModel => only(model, fals
 
 export async function prepareSchema(driver: Driver, model: ProjectModel, dirs: { projectDir: string; dataDir: string }, mode: 'auto' | 'apply'): Promise<void> {
   const dialect = driver.dialect;
-  await autoMigrate({ driver, model: only(model, true), dialect, dir: join(dirs.dataDir, 'system-migrations'), allowDestructive: true });
+  await autoMigrate({ driver, model: only(model, true), dialect, dir: join(dirs.dataDir, 'system-migrations'), allowDestructive: true, name: 'tablebase_internal' });
+  // Named apart from the project's files: both kinds are recorded in the one `_migrations` table.
   const dir = join(dirs.projectDir, 'migrations');
   if (mode === 'auto') await autoMigrate({ driver, model: userModel(model), dialect, dir, allowDestructive: false });
   else await ensureSchema({ driver, model: userModel(model), dialect, dir });

@@ -7,6 +7,7 @@ import type { RequestContext } from './context.js';
 import { dataRoute } from './data-routes.js';
 import { health } from './system-routes.js';
 import { streamRoute } from './stream-routes.js';
+import { deletePhoto, servePhoto, uploadPhoto } from './photo-routes.js';
 
 export type RouteHandler = (ctx: RequestContext) => Promise<void> | void;
 
@@ -38,6 +39,9 @@ export function routeTable(extra: readonly Route[] = []): Route[] {
     r('GET', '/db/stream', 'stream', 'Stream the first row matching `where`', streamRoute('one', 'streamOne')),
     r('GET', '/db/stream/list', 'stream', 'Stream a page of rows with its total', streamRoute('list', 'streamList')),
     r('GET', '/db/stream/count', 'stream', 'Stream the count of matching rows', streamRoute('count', 'streamCount')),
+    r('POST', '/img', 'photos', 'Upload a photo (multipart field `file`, or a raw image body)', uploadPhoto),
+    r('GET', '/img/:id', 'photos', 'Serve a photo, or a thumbnail with ?thumb=WxH', servePhoto),
+    r('DELETE', '/img/:id', 'photos', 'Delete a photo and its thumbnails', deletePhoto),
     ...extra,
     r('GET', '/health', 'system', 'Health check', health),
   ];

@@ -141,6 +141,8 @@ export async function autoMigrate(options: {
   dialect: Dialect;
   dir: string;
   allowDestructive?: boolean;
+  /** Slug of a generated file (default from its changes). */
+  name?: string;
 }): Promise<{ generated: string | null; applied: string[] }> {
   const { file } = await generateMigration(options);
   const applied = await applyMigrations(options);

@@ -1,0 +1,35 @@
+/** Reading and writing auth-table rows for the auth routes: the only place that reads password hashes. */
+import type { CollectionModel, ColumnModel } from '../core/model.js';
+import type { Runtime } from '../core/runtime.js';
+import type { SqlRunner } from '../storage/driver.js';
+import type { ReadPlan, Row } from '../storage/plan.js';
+import { selectRows, updateRowById } from '../storage/rows.js';
+
+function byColumn(c: CollectionModel, column: string, value: string): ReadPlan {
+  return { collection: c, where: { kind: 'cmp', column: c.columns.get(column)!, op: 'eq', value }, orderBy: [], limit: 1, offset: undefined };
+}
+
+export async function findUser(rt: Runtime, c: CollectionModel, column: 'id' | 'email', value: string, db: SqlRunner = rt.driver): Promise<Row | null> {
+  return (await selectRows(db, rt.driver.dialect, byColumn(c, column, value)))[0] ?? null;
+}
+
+/** The stored hash of a user found by email, with the user's id. */
+export async function findCredentials(rt: Runtime, c: CollectionModel, email: string): Promise<{ id: string; hash: unknown } | null> {
+  const d = rt.driver.dialect;
+  const sql = `SELECT ${d.quote('id')} AS id, ${d.quote('password')} AS hash FROM ${d.quote(c.name)} WHERE ${d.quote('email')} = ${d.param(1)}`;
+  const r = await rt.driver.get(sql, [email]);
+  return r ? { id: String(r.id), hash: r.hash } : null;
+}
+
+/** Sets columns of one user inside a writer job, announcing the change to live queries. */
+export async function setUserColumns(rt: Runtime, tx: SqlRunner, c: CollectionModel, id: string, values: Record<string, unknown>, changes: { push(c: unknown): void }): Promise<Row | null> {
+  const before = await findUser(rt, c, 'id', id, tx);
+  if (!before) return null;
+  const sets = new Map<ColumnModel, unknown>();
+  for (const [k, v] of Object.entries(values)) sets.set(c.columns.get(k)!, v);
+  const updatedAt = c.columnList.find((col) => col.spec.kind === 'updatedAt');
+  if (updatedAt) sets.set(updatedAt, rt.now());
+  const after = await updateRowById(tx, rt.driver.dialect, c, id, sets);
+  changes.push({ table: c.name, op: 'update', id, before, after });
+  return after;
+}

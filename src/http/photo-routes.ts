@@ -1,0 +1,32 @@
+/**
+ * /img routes (SPEC §10): rate limit (upload, view, delete on `_photos`), then the token, then the
+ * photo service, which checks size and type before the photo rules.
+ */
+import type { RequestContext } from './context.js';
+import { sendData, sendNoContent } from './respond.js';
+
+const PHOTOS = '_photos';
+
+async function admitPhoto(ctx: RequestContext, op: 'upload' | 'view' | 'delete') {
+  const rt = ctx.app.rt;
+  const limited = rt.limiter.enforce(ctx.ip, PHOTOS, op); // step 1
+  const headers = limited instanceof Promise ? await limited : limited;
+  if (headers) for (const k in headers) ctx.res.setHeader(k, headers[k]!);
+  return rt.tokens.verify(ctx.req.headers.authorization); // step 2 (the photo rules run in the service)
+}
+
+export async function uploadPhoto(ctx: RequestContext): Promise<void> {
+  const jwt = await admitPhoto(ctx, 'upload');
+  sendData(ctx.res, await ctx.app.photos.upload(ctx.req, jwt));
+}
+
+export async function servePhoto(ctx: RequestContext): Promise<void> {
+  const jwt = await admitPhoto(ctx, 'view');
+  await ctx.app.photos.serve(ctx.req, ctx.res, ctx.params.id!, jwt, new URLSearchParams(ctx.search).get('thumb'));
+}
+
+export async function deletePhoto(ctx: RequestContext): Promise<void> {
+  const jwt = await admitPhoto(ctx, 'delete');
+  await ctx.app.photos.delete(ctx.params.id!, jwt);
+  sendNoContent(ctx.res);
+}
