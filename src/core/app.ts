@@ -30,6 +30,7 @@ import { compileProject } from './model.js';
 import { photoRepo } from './photo-repo.js';
 import type { Runtime } from './runtime.js';
 import { prepareSchema } from './schema.js';
+import { startScheduler, type Scheduler } from '../cron/scheduler.js';
 
 export interface CronStatus {
   status(): { name: string; schedule: string; lastRunAt: string | null; lastStatus: string | null; lastError: string | null; nextRunAt: string | null }[];
@@ -44,7 +45,7 @@ export interface App {
   readonly photos: PhotoService;
   readonly auth: AuthServices;
   readonly email: EmailService;
-  readonly cron: CronStatus | undefined;
+  readonly cron: Scheduler | undefined;
   readonly clientIp: (socketAddress: string, forwardedFor: string | undefined) => string;
   /** Starts listening; resolves with the bound port. */
   listen(): Promise<number>;
@@ -118,6 +119,8 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   });
   const router = new Router(routeTable([...authRoutes(), ...dashboardRoutes()]));
   const metrics = new Metrics();
+  // Validated now (a bad schedule fails the start); timers begin once the server listens.
+  let cron: Scheduler | undefined;
   const purge = setInterval(() => void auth.sessions.purgeExpired().catch((err) => log.warn({ err }, 'session purge failed')), 3_600_000).unref();
   let server: Server | undefined;
 
@@ -130,19 +133,23 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     photos,
     auth,
     email,
-    cron: undefined,
+    get cron() {
+      return cron;
+    },
     clientIp: createClientIp(config.trustedProxies),
     listen: () =>
       new Promise((resolvePort, reject) => {
         server = createServer(app);
         server.once('error', reject);
         server.listen(config.port, config.host, () => {
+          if (project.cron?.length) cron = startScheduler(rt, project.cron);
           const addr = server!.address();
           resolvePort(typeof addr === 'object' && addr ? addr.port : config.port);
         });
       }),
     close: async () => {
       clearInterval(purge);
+      await cron?.stop();
       if (server) {
         const closed = new Promise<void>((r) => server!.close(() => r()));
         live.close();
