@@ -7,8 +7,6 @@ import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { authInternalTables, createAuthServices, type AuthServices } from '../auth/index.js';
-import { authRoutes } from '../auth/route-table.js';
-import { dashboardRoutes } from '../dashboard/routes.js';
 import type { Project } from '../define/project.js';
 import type { Table } from '../define/table.js';
 import { createEmailService, type EmailService } from '../email/index.js';
@@ -117,7 +115,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     now: rt.now,
     onError: (err, context) => log.error({ err, context }, 'photo storage'),
   });
-  const router = new Router(routeTable([...authRoutes(), ...dashboardRoutes()]));
+  const router = new Router(routeTable());
   const metrics = new Metrics();
   // Validated now (a bad schedule fails the start); timers begin once the server listens.
   let cron: Scheduler | undefined;

@@ -8,6 +8,10 @@ import { dataRoute } from './data-routes.js';
 import { health } from './system-routes.js';
 import { streamRoute } from './stream-routes.js';
 import { deletePhoto, servePhoto, uploadPhoto } from './photo-routes.js';
+import { confirm, logout, refresh, resetPassword, signIn, signUp, verifyEmail } from '../auth/routes.js';
+import { metricsRoute } from '../dashboard/metrics.js';
+import { emailRoute } from '../email/route.js';
+import { swaggerJson, swaggerYaml } from '../openapi/routes.js';
 
 export type RouteHandler = (ctx: RequestContext) => Promise<void> | void;
 
@@ -23,6 +27,7 @@ export interface Route {
 
 const r = (method: Route['method'], path: string, group: RouteGroup, summary: string, handler: RouteHandler): Route => Object.freeze({ method, path, group, summary, handler });
 
+/** Every route, in one list. Pure: the CLI reads it without opening a database. */
 export function routeTable(extra: readonly Route[] = []): Route[] {
   return [
     r('GET', '/db', 'data', 'Get the first row matching `where`', dataRoute('get')),
@@ -42,7 +47,18 @@ export function routeTable(extra: readonly Route[] = []): Route[] {
     r('POST', '/img', 'photos', 'Upload a photo (multipart field `file`, or a raw image body)', uploadPhoto),
     r('GET', '/img/:id', 'photos', 'Serve a photo, or a thumbnail with ?thumb=WxH', servePhoto),
     r('DELETE', '/img/:id', 'photos', 'Delete a photo and its thumbnails', deletePhoto),
+    r('POST', '/auth/sign-up', 'auth', 'Create an account and sign in', signUp),
+    r('POST', '/auth/sign-in', 'auth', 'Sign in with email and password', signIn),
+    r('POST', '/auth/verify-email', 'auth', 'Send (or resend) the verification email', verifyEmail),
+    r('POST', '/auth/confirm', 'auth', 'Confirm an email verification or a password reset', confirm),
+    r('POST', '/auth/reset-password', 'auth', 'Send a password-reset email', resetPassword),
+    r('POST', '/auth/refresh', 'auth', 'Rotate a refresh token for a new token pair', refresh),
+    r('POST', '/auth/logout', 'auth', 'End the session of the bearer token', logout),
+    r('GET', '/dashboard/metrics', 'dashboard', 'Server metrics (admin); Prometheus text with Accept: text/plain', metricsRoute),
+    r('POST', '/email', 'email', 'Send an email (admin, or the project email.canSend rule)', emailRoute),
     ...extra,
+    r('GET', '/swagger.json', 'system', 'This OpenAPI document as JSON', swaggerJson),
+    r('GET', '/swagger.yaml', 'system', 'This OpenAPI document as YAML', swaggerYaml),
     r('GET', '/health', 'system', 'Health check', health),
   ];
 }

@@ -1,0 +1,121 @@
+/**
+ * The OpenAPI 3.0.3 document generated from the project and the route table (SPEC §11, §13.13):
+ * info, servers, the bearer scheme, every route, per table and view the Row, Create, Where,
+ * Update and OrderBy schemas, per-table request bodies discriminated by `table`, the error
+ * envelope, and examples. The result is plain JSON data.
+ *
+ * @example
+ * const doc = buildOpenApi(compileProject(project), routeTable(), { serverUrl: 'http://localhost:8080' });
+ * process.stdout.write(toYaml(doc));
+ */
+import { stringify } from 'yaml';
+import type { ProjectModel } from '../core/model.js';
+import { authSchemas } from './auth-paths.js';
+import { bodySchemas } from './bodies.js';
+import { collectionSchemas } from './collection-schemas.js';
+import { errorResponses, errorSchema, headers, securitySchemes } from './components.js';
+import { conditionComponents } from './conditions.js';
+import { docContext, headerRef, nameEnum, openApiPath, routeKey, type JsonSchema } from './context.js';
+import { photoSchemas } from './photo-paths.js';
+import { genericOperation, routeDoc, type RouteInfo } from './registry.js';
+import { systemSchemas } from './system-paths.js';
+
+export { specRoutes, mergeRoutes, undocumentedRoutes, GENERIC_MARK, ROUTE_DOCS, type RouteInfo } from './registry.js';
+export { operatorsFor, conditionFamily, OPERATORS } from './columns.js';
+
+export interface OpenApiOptions {
+  /** Default `http://localhost:8080` (SPEC §1 defaults). A relative `/` means "where this document is served". */
+  serverUrl?: string;
+  /** Default: `<project name> API`. */
+  title?: string;
+  /** The document's version (default `1.0.0`). */
+  version?: string;
+}
+
+export type OpenApiDocument = { openapi: '3.0.3'; paths: Record<string, Record<string, JsonSchema>>; components: Record<string, Record<string, JsonSchema>> } & JsonSchema;
+
+const TAGS: Record<string, string> = {
+  data: 'Table and view operations; the table is named in the body (seed, Data operations)',
+  stream: 'Live queries: server-sent events or NDJSON (SPEC §7)',
+  auth: 'Password authentication (SPEC §8)',
+  photos: 'Photo upload and serving (SPEC §10)',
+  system: 'Health and this description (SPEC §11)',
+  dashboard: 'Admin dashboard and metrics (SPEC §11)',
+  email: 'Email sending (SPEC §11)',
+};
+
+const DESCRIPTION = `Generated from the project by Tablebase.
+
+Every /db body names its table or view in \`table\`. Filters use the where grammar: \`{column: {op: value}}\` (all must hold), \`{"and": [...]}\`, \`{"or": [...]}\`, \`{"not": {...}}\`; operators per column kind are in the \`Condition.*\` schemas. GET routes take their JSON in the URL-encoded \`body\` query parameter.
+
+Successful answers are \`{"data": ...}\`; deletes answer 204; errors are \`{"error": {"code", "message", "details"?}}\`. A bearer token is optional on /db routes: the project's rules decide.`;
+
+export function buildOpenApi(model: ProjectModel, routes: readonly RouteInfo[], options: OpenApiOptions = {}): OpenApiDocument {
+  const ctx = docContext(model);
+  const schemas: Record<string, JsonSchema> = {
+    Error: errorSchema(),
+    TableName: { ...nameEnum(ctx.collections.map((c) => c.name)), description: 'Every declared table and view, closed ones included (SPEC §13.13)' },
+    ...conditionComponents(),
+  };
+  for (const c of ctx.collections) Object.assign(schemas, collectionSchemas(c), bodySchemas(c));
+  Object.assign(schemas, authSchemas(ctx), photoSchemas(), systemSchemas());
+
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  const seen = new Set<string>();
+  const operationIds = new Set<string>();
+  const groups = new Set<string>();
+  for (const route of routes) {
+    const key = routeKey(route.method, route.path);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const doc = routeDoc(route.method, route.path);
+    const group = route.group ?? doc?.group ?? 'system';
+    groups.add(group);
+    const body = doc ? doc.describe(ctx) : genericOperation(route);
+    const operationId = uniqueId(operationIds, doc?.operationId ?? idFrom(route));
+    const p = (paths[openApiPath(route.path)] ??= {});
+    p[route.method.toLowerCase()] = { tags: [group], summary: route.summary || doc?.summary || key, operationId, ...body };
+  }
+
+  const document: OpenApiDocument = {
+    openapi: '3.0.3',
+    info: { title: options.title ?? `${model.project.name ?? 'Tablebase'} API`, version: options.version ?? '1.0.0', description: DESCRIPTION },
+    servers: [{ url: options.serverUrl ?? 'http://localhost:8080' }],
+    // `{}` first: a token is optional unless an operation says otherwise (SPEC §8, rules see null).
+    security: [{}, { bearerAuth: [] }],
+    tags: Object.keys(TAGS).filter((t) => groups.has(t)).map((name) => ({ name, description: TAGS[name] })).concat([...groups].filter((g) => !TAGS[g]).map((name) => ({ name, description: name }))),
+    paths,
+    components: { schemas, responses: errorResponses(), headers: headers(), securitySchemes: securitySchemes() },
+  };
+  addRequestIdHeaders(document);
+  return document;
+}
+
+/** Every response carries X-Request-Id (SPEC §2). */
+function addRequestIdHeaders(doc: OpenApiDocument): void {
+  const add = (response: JsonSchema) => {
+    if ('$ref' in response) return;
+    response.headers = { 'X-Request-Id': headerRef('X-Request-Id'), ...((response.headers as object | undefined) ?? {}) };
+  };
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item)) for (const r of Object.values((op.responses ?? {}) as Record<string, JsonSchema>)) add(r);
+  }
+  for (const r of Object.values(doc.components.responses!)) add(r);
+}
+
+function idFrom(route: RouteInfo): string {
+  const words = `${route.method.toLowerCase()} ${route.path}`.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return words.map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join('');
+}
+
+function uniqueId(used: Set<string>, id: string): string {
+  let out = id;
+  for (let i = 2; used.has(out); i++) out = `${id}${i}`;
+  used.add(out);
+  return out;
+}
+
+/** The same document as YAML. Shared subtrees are written out, never as anchors and aliases. */
+export function toYaml(doc: object): string {
+  return stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 });
+}

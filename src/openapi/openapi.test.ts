@@ -1,0 +1,171 @@
+/**
+ * The generated document (SPEC §11, §13.13): it validates, lists every collection, hides
+ * password, describes every route of the route table and of SPEC, and reports a route it only
+ * knows from the table.
+ */
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '../core/errors.js';
+import { compileProject } from '../core/model.js';
+import { routeTable } from '../http/routes.js';
+import project from '../../examples/conformance/tablebase.config.js';
+import { kitchenSinkModel } from './fixtures.js';
+import { buildOpenApi, GENERIC_MARK, mergeRoutes, specRoutes, toYaml, undocumentedRoutes } from './index.js';
+
+type Any = Record<string, any>;
+const conformance = compileProject(project);
+const allRoutes = mergeRoutes(routeTable(), specRoutes());
+const doc: Any = buildOpenApi(conformance, allRoutes);
+const schemas = doc.components.schemas as Any;
+
+const validate = (d: object) => SwaggerParser.validate(structuredClone(d) as never);
+
+describe('validity', () => {
+  it('the conformance document passes swagger-parser', async () => {
+    await expect(validate(doc)).resolves.toBeTruthy();
+  });
+
+  it('a project with every column kind, internal tables and a view passes too', async () => {
+    await expect(validate(buildOpenApi(kitchenSinkModel(), specRoutes()))).resolves.toBeTruthy();
+  });
+
+  it('a project with no tables at all is still valid', async () => {
+    const empty = compileProject((await import('../define/index.js')).defineProject({ tables: [] }));
+    await expect(validate(buildOpenApi(empty, allRoutes))).resolves.toBeTruthy();
+  });
+
+  it('the validator does catch a broken document (the check is not vacuous)', async () => {
+    const broken = structuredClone(doc);
+    broken.paths['/db'].get.responses['200'].content['application/json'].schema = { $ref: '#/components/schemas/Nope' };
+    await expect(validate(broken)).rejects.toThrow();
+  });
+
+  it('YAML holds the same document, without anchors', () => {
+    const yaml = toYaml(doc);
+    expect(yaml).not.toMatch(/^\s*[^#\n]*[&*]a\d+\b/m);
+    expect(parse(yaml)).toEqual(JSON.parse(JSON.stringify(doc)));
+  });
+});
+
+describe('collections (SPEC §13.13)', () => {
+  it('TableName lists every declared table and view, closed ones included', () => {
+    const expected = [...project.tables.map((t) => t.name), ...(project.views ?? []).map((v) => v.name)];
+    expect(new Set(schemas.TableName.enum)).toEqual(new Set(expected));
+    expect(schemas.TableName.enum).toContain('secrets');
+    expect(schemas.TableName.enum).toContain('task_board');
+  });
+
+  it('internal tables appear only when the project gave them rules', () => {
+    const sink = buildOpenApi(kitchenSinkModel(), specRoutes()) as Any;
+    expect(sink.components.schemas.TableName.enum).toContain('_photos');
+    expect(sink.components.schemas.TableName.enum).not.toContain('_sessions');
+    expect(sink.components.schemas['_sessions.Row']).toBeUndefined();
+  });
+
+  it('list bodies offer one schema per collection, discriminated by its table name', () => {
+    const schema = doc.paths['/db/list'].get.parameters[0].content['application/json'].schema;
+    expect(Object.keys(schema.discriminator.mapping).sort()).toEqual([...schemas.TableName.enum].sort());
+    expect(schemas['tasks.ListBody'].properties.table.enum).toEqual(['tasks']);
+    expect(schemas['tasks.ListBody'].properties.order_by.$ref).toBe('#/components/schemas/tasks.OrderBy');
+  });
+
+  it('write bodies offer tables only; views get no Create or Update schema', () => {
+    const schema = doc.paths['/db'].post.requestBody.content['application/json'].schema;
+    expect(Object.keys(schema.discriminator.mapping)).not.toContain('task_board');
+    expect(Object.keys(schema.discriminator.mapping)).toContain('secrets');
+    expect(schemas['task_board.Create']).toBeUndefined();
+    expect(schemas['task_board.Row'].properties.ownerEmail.nullable).toBe(true);
+  });
+
+  it('Row, Create, Where and OrderBy never mention password', () => {
+    for (const part of ['Row', 'Create', 'Where', 'OrderBy', 'Update']) {
+      expect(JSON.stringify(schemas[`users.${part}`]), part).not.toContain('password');
+    }
+    expect(schemas['users.Row'].required).toEqual(['id', 'email', 'isVerified', 'createdAt', 'updatedAt', 'displayName', 'plan']);
+  });
+
+  it('Create requires exactly the columns without a default that are not nullable', () => {
+    expect(schemas['tasks.Create'].required).toEqual(['title']);
+    expect(Object.keys(schemas['tasks.Create'].properties)).toEqual(['title', 'isComplete', 'priority', 'score', 'ownerId', 'tags']);
+    expect(schemas['tasks.Create'].additionalProperties).toBe(false);
+  });
+
+  it('Where maps each column to the condition of its kind, with and/or/not', () => {
+    const w = schemas['tasks.Where'].properties;
+    expect(w.title.$ref).toBe('#/components/schemas/Condition.text');
+    expect(w.priority.$ref).toBe('#/components/schemas/Condition.integer');
+    expect(w.tags.$ref).toBe('#/components/schemas/Condition.list.text');
+    expect(w.completedAt.$ref).toBe('#/components/schemas/Condition.timestamp');
+    expect(w.or.items.$ref).toBe('#/components/schemas/tasks.Where');
+    expect(Object.keys(schemas['Condition.list.text'].properties)).toEqual(['has', 'isNull']);
+    expect(Object.keys(schemas['Condition.json'].properties)).toEqual(['isNull']);
+  });
+
+  it('Update offers increment/decrement on numbers and add/remove on lists', () => {
+    const entries: Any[] = schemas['tasks.Update'].oneOf;
+    const forms = (col: string) => entries.find((e) => e.properties.column.enum[0] === col)!.properties.value;
+    expect(JSON.stringify(forms('priority'))).toContain('increment');
+    expect(JSON.stringify(forms('tags'))).toContain('"add"');
+    expect(JSON.stringify(forms('title'))).not.toContain('increment');
+    expect(entries.map((e) => e.properties.column.enum[0])).not.toContain('createdAt');
+  });
+});
+
+describe('routes', () => {
+  it('every route of the route table and of SPEC is described, none generically', () => {
+    expect(undocumentedRoutes(doc, allRoutes)).toEqual([]);
+    for (const r of routeTable()) expect(doc.paths[r.path.replace(/:(\w+)/g, '{$1}')]?.[r.method.toLowerCase()]?.summary).toBe(r.summary);
+  });
+
+  it('a route that exists in the route table but not in the registry is reported', async () => {
+    const extra = { method: 'GET', path: '/dashboard/made-up/:x', group: 'dashboard', summary: 'Not in the registry' };
+    const d = buildOpenApi(conformance, [...allRoutes, extra]) as Any;
+    await expect(validate(d)).resolves.toBeTruthy();
+    expect(d.paths['/dashboard/made-up/{x}'].get[GENERIC_MARK]).toBe(true);
+    expect(undocumentedRoutes(d, [...allRoutes, extra])).toEqual([extra]);
+    expect(undocumentedRoutes(doc, [...allRoutes, extra])).toEqual([extra]);
+  });
+
+  it('stream routes answer text/event-stream and application/x-ndjson', () => {
+    for (const p of ['/db/stream', '/db/stream/list', '/db/stream/count']) {
+      expect(Object.keys(doc.paths[p].get.responses['200'].content)).toEqual(['text/event-stream', 'application/x-ndjson']);
+    }
+  });
+
+  it('custom operations name the registered operations; deletes answer 204', () => {
+    expect(doc.paths['/db/custom/{name}'].patch.parameters[0].schema.enum).toEqual(['complete', 'archive', 'bump']);
+    expect(doc.paths['/db'].delete.responses['204']).toBeDefined();
+    expect(doc.paths['/db'].delete.responses['200']).toBeUndefined();
+  });
+
+  it('auth bodies name only auth tables; sign-up objects only signUpFields', () => {
+    expect(schemas['users.SignUpBody'].properties.object.properties).toEqual({ displayName: { type: 'string', nullable: true } });
+    const signIn = doc.paths['/auth/sign-in'].post.requestBody.content['application/json'].schema;
+    expect(signIn.properties.table.enum).toEqual(['users', 'admins']);
+  });
+
+  it('public and admin routes declare their security; /db uses the optional global bearer', () => {
+    expect(doc.security).toEqual([{}, { bearerAuth: [] }]);
+    expect(doc.paths['/swagger.json'].get.security).toEqual([]);
+    expect(doc.paths['/health'].get.security).toEqual([]);
+    expect(doc.paths['/dashboard/metrics'].get.security).toEqual([{ bearerAuth: [] }]);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('the error envelope lists every code of the catalog', () => {
+    expect(schemas.Error.properties.error.properties.code.enum).toEqual(Object.keys(ERROR_STATUS));
+    expect(doc.paths['/db'].post.responses['429'].$ref).toBe('#/components/responses/RateLimited');
+  });
+
+  it('every operation id is unique and every response carries X-Request-Id', () => {
+    const ids: string[] = [];
+    for (const item of Object.values(doc.paths) as Any[]) {
+      for (const op of Object.values(item) as Any[]) {
+        ids.push(op.operationId);
+        for (const r of Object.values(op.responses) as Any[]) if (!r.$ref) expect(r.headers['X-Request-Id']).toBeDefined();
+      }
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * End-to-end: the served OpenAPI document of the conformance project (SPEC §11, §13.13). The
+ * route list to check against comes from a real app assembled in-process with `createApp`, so
+ * a route any engineer adds to the server without describing it fails here.
+ */
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/core/app.js';
+import { resolveConfig } from '../src/core/config.js';
+import { createLogger } from '../src/core/logger.js';
+import type { Route } from '../src/http/routes.js';
+import { specRoutes, undocumentedRoutes } from '../src/openapi/index.js';
+import project from '../examples/conformance/tablebase.config.js';
+import { ROOT, secret, startServer, type TestServer } from './helpers/server.js';
+
+type Any = Record<string, any>;
+
+/** The route table of a real app for the conformance project (no server listening). */
+async function appRoutes(): Promise<readonly Route[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tb-openapi-routes-'));
+  const config = resolveConfig({ project: join(ROOT, 'examples/conformance'), data: dataDir }, {}, project, { jwtSecret: secret(), passwordSecret: secret() });
+  const app = await createApp(project, config, { migrate: 'apply', log: createLogger('silent') });
+  try {
+    return app.router.routes;
+  } finally {
+    await app.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const operations = (doc: Any): string[] =>
+  Object.entries(doc.paths as Any).flatMap(([path, item]) => Object.keys(item as Any).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`));
+
+let s: TestServer;
+let routes: readonly Route[];
+beforeAll(async () => {
+  [s, routes] = await Promise.all([startServer(), appRoutes()]);
+});
+afterAll(async () => {
+  await s?.dispose();
+});
+
+describe('GET /swagger.json and /swagger.yaml', () => {
+  let doc: Any;
+  beforeAll(async () => {
+    const r = await s.call('GET', '/swagger.json');
+    expect(r.status, r.text).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+    doc = r.json;
+  });
+
+  it('is public and passes swagger-parser', async () => {
+    expect(doc.openapi).toBe('3.0.3');
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
+  });
+
+  it('is served as text/yaml too, the same document', async () => {
+    const r = await s.call('GET', '/swagger.yaml');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/yaml/);
+    expect(parse(r.text)).toEqual(doc);
+  });
+
+  it('is generated once per start: two fetches give identical bytes', async () => {
+    const [a, b] = await Promise.all([s.call('GET', '/swagger.json'), s.call('GET', '/swagger.json')]);
+    expect(a.text).toBe(b.text);
+  });
+
+  it('describes every route of the server\'s route table, none generically, and no route it does not serve', () => {
+    expect(routes.length).toBeGreaterThan(10);
+    expect(undocumentedRoutes(doc, routes).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    expect(new Set(operations(doc))).toEqual(new Set(routes.map((r) => `${r.method} ${r.path}`)));
+  });
+
+  it('lists every declared table and view in the table enum, closed ones included', () => {
+    const names = doc.components.schemas.TableName.enum;
+    for (const n of ['users', 'admins', 'tasks', 'notes', 'secrets', 'events', 'audit', 'chain', 'limited', 'big', 'cron_log', 'task_board']) expect(names).toContain(n);
+    expect(names).not.toContain('_photos'); // the conformance project gives _photos no table rules
+  });
+
+  it('covers every route SPEC defines (data, stream, auth, photos, health, metrics, email, swagger)', () => {
+    const served = new Set(operations(doc));
+    // The admin dashboard page (GET /_) is not built yet: no issue covers it so far.
+    const notBuilt = new Set(['GET /_']);
+    expect(specRoutes().map((r) => `${r.method} ${r.path}`).filter((k) => !served.has(k) && !notBuilt.has(k))).toEqual([]);
+  });
+});
+
+describe('tablebase openapi', () => {
+  const cli = (...args: string[]) =>
+    new Promise<{ code: number; stdout: string }>((res) =>
+      execFile(process.execPath, [join(ROOT, 'bin/tablebase.mjs'), 'openapi', '--project', join(ROOT, 'examples/conformance'), ...args], { cwd: ROOT, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout) =>
+        res({ code: err ? 1 : 0, stdout }),
+      ),
+    );
+
+  it('prints a valid document as JSON, and as YAML with --format yaml', async () => {
+    const [j, y] = await Promise.all([cli(), cli('--format', 'yaml', '--port', '9999')]);
+    expect(j.code).toBe(0);
+    const doc = JSON.parse(j.stdout);
+    await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeTruthy();
+    expect(doc.servers).toEqual([{ url: 'http://localhost:8080' }]);
+    expect(undocumentedRoutes(doc, routes)).toEqual([]);
+    const fromYaml = parse(y.stdout);
+    expect(fromYaml.servers).toEqual([{ url: 'http://localhost:9999' }]);
+    expect(fromYaml.paths).toEqual(doc.paths);
+  });
+});
