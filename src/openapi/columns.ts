@@ -6,21 +6,10 @@
  */
 import type { ColumnModel } from '../core/model.js';
 import type { ColumnKind, ScalarKind } from '../define/columns.js';
+import type { CompareOp } from '../storage/plan.js';
 
-export type Operator =
-  | 'eq'
-  | 'ne'
-  | 'gt'
-  | 'gte'
-  | 'lt'
-  | 'lte'
-  | 'in'
-  | 'nin'
-  | 'contains'
-  | 'startsWith'
-  | 'endsWith'
-  | 'isNull'
-  | 'has';
+/** The where operators: the plan's own list, so the document cannot name one the server lacks. */
+export type Operator = CompareOp;
 
 /**
  * The condition families of SPEC §4. `text` covers every string-valued kind (text, email, id,
