@@ -10,6 +10,31 @@ import { startServer } from './helpers/server.js';
 const dataDir = mkdtempSync(join(tmpdir(), 'tb-durable-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+describe('graceful shutdown', () => {
+  it('on SIGTERM closes open streams, keeps acknowledged writes and exits 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tb-term-'));
+    try {
+      const s = await startServer({ dataDir: dir });
+      const body = encodeURIComponent(JSON.stringify({ table: 'tasks' }));
+      const stream = await fetch(`${s.base}/db/stream/count?body=${body}`);
+      expect(stream.status).toBe(200);
+      const reader = stream.body!.getReader();
+      await reader.read(); // the first payload
+      const writes = Array.from({ length: 20 }, (_, i) => s.call('POST', '/db', { table: 'big', object: { payload: `t${i}` } }));
+      const acked = (await Promise.all(writes)).filter((r) => r.status === 200).length;
+      const code = await s.stop('SIGTERM');
+      expect(code).toBe(0);
+      // The stream ends rather than hanging.
+      for (;;) if ((await reader.read()).done) break;
+      const again = await startServer({ dataDir: dir, env: s.env });
+      expect((await again.get('/db/count', { table: 'big' })).json.data).toBe(acked);
+      await again.stop('SIGKILL');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('durability', () => {
   it('every acknowledged create is there after kill -9 and a restart', async () => {
     const first = await startServer({ dataDir });
