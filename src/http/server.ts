@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { App } from '../core/app.js';
 import { ApiError, toApiError } from '../core/errors.js';
 import { applyCors } from './cors.js';
+import { drainRest } from './linger.js';
 import { sendError } from './respond.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -40,6 +41,7 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse): Prom
     const e = toApiError(err);
     if (e.status >= 500) app.rt.log.error({ err: e.cause ?? err, requestId, route }, 'request failed');
     sendError(res, e);
+    drainRest(req);
   } finally {
     app.metrics.record(route, res.statusCode, performance.now() - start);
   }

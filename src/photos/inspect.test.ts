@@ -52,7 +52,7 @@ describe('UploadInspector', () => {
 
   it('fails with 413 on the first byte past the limit, and 415 on a wrong signature', async () => {
     const png = await makeImage('png', 8, 8);
-    await expect(inspect(png, { ...limits, maxBytes: png.length - 1 }, 16)).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE', headers: { connection: 'close' } });
+    await expect(inspect(png, { ...limits, maxBytes: png.length - 1 }, 16)).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
     await expect(inspect(png, { ...limits, maxBytes: png.length }, 16)).resolves.toMatchObject({ size: png.length });
     await expect(inspect(Buffer.from('GIF89a\x01\x00\x01\x00'), limits, 3)).rejects.toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE' });
     await expect(inspect(Buffer.from([0x89, 0x50]), limits, 1)).rejects.toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE' });

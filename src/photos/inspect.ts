@@ -31,12 +31,12 @@ export interface InspectLimits {
 }
 
 export function tooLarge(): ApiError {
-  // The rest of the body is never read; closing the connection stops the client sending it.
-  return new ApiError('PAYLOAD_TOO_LARGE', `The photo is larger than the limit`, { headers: { connection: 'close' } });
+  // The rest of the body is never stored: the HTTP layer discards it, bounded (http/linger.ts).
+  return new ApiError('PAYLOAD_TOO_LARGE', `The photo is larger than the limit`);
 }
 
 export function unsupported(message: string): ApiError {
-  return new ApiError('UNSUPPORTED_MEDIA_TYPE', message, { headers: { connection: 'close' } });
+  return new ApiError('UNSUPPORTED_MEDIA_TYPE', message);
 }
 
 /** Throws a 415 when an image's declared size could exhaust memory once decoded. */

@@ -5,8 +5,8 @@
  * header is held in memory. Every failure removes the temp file before the promise rejects.
  *
  * On failure the request is unpiped and paused, never destroyed, so the caller can still answer
- * 413/415 on the socket; those errors carry `Connection: close`, which makes Node drop the
- * connection after the answer instead of reading the rest of an oversized body.
+ * 413/415 on the socket; the HTTP layer then discards the rest of the body, bounded in time and
+ * size (http/linger.ts), so the client is not reset before it reads the answer.
  */
 import type { IncomingMessage } from 'node:http';
 import { createWriteStream, type WriteStream } from 'node:fs';
@@ -40,8 +40,8 @@ export const MULTIPART_SLACK = 64 * 1024;
 const MULTIPART_LIMITS = { fields: 16, fieldSize: 1024, fieldNameSize: 100, parts: 20, headerPairs: 16 };
 
 function badRequest(message: string): ApiError {
-  // The body may be only partly read: do not let Node drain the rest on a keep-alive socket.
-  return new ApiError('BAD_REQUEST', message, { headers: { connection: 'close' } });
+  // The body may be only partly read: the HTTP layer drains the rest, bounded (http/linger.ts).
+  return new ApiError('BAD_REQUEST', message);
 }
 
 function declaredLength(req: IncomingMessage): number | null {
