@@ -280,6 +280,13 @@ describe('custom operations and closed tables', () => {
     expect(m.json.data[0].n).toBe(2);
   });
 
+  it('errors after step 1 still carry the RateLimit-* headers of a limited route (SPEC §9)', async () => {
+    const r = await s.get('/db/count', { table: 'secrets' });
+    expect(r.status).toBe(403);
+    expect(r.headers.get('ratelimit-limit')).toBe('100');
+    expect(Number(r.headers.get('ratelimit-remaining'))).toBeLessThan(100);
+  });
+
   it('a table with no rules denies everything', async () => {
     expect((await s.get('/db/list', { table: 'secrets' })).status).toBe(403);
     expect((await s.call('POST', '/db', { table: 'secrets', object: { value: 'x' } })).status).toBe(403);

@@ -9,7 +9,7 @@ import type { CollectionModel } from '../core/model.js';
 import type { Jwt } from '../define/types.js';
 import { jsonBody } from '../http/body.js';
 import type { RequestContext } from '../http/context.js';
-import { sendData, sendNoContent } from '../http/respond.js';
+import { sendData, sendNoContent, setHeaders } from '../http/respond.js';
 import { runAfterHook } from '../pipeline/execute/hooks.js';
 import { createRows } from '../pipeline/execute/writes.js';
 import { checkCreateObject } from '../pipeline/plan/objects.js';
@@ -38,7 +38,7 @@ function authTableOf(app: App, table: unknown): CollectionModel {
 async function limit(ctx: RequestContext, table: string, op: string): Promise<void> {
   const h = ctx.app.rt.limiter.enforce(ctx.ip, table, op);
   const headers = h instanceof Promise ? await h : h;
-  if (headers) for (const k in headers) ctx.res.setHeader(k, headers[k]!);
+  if (headers) setHeaders(ctx.res, headers);
 }
 
 function expectType(body: Body, type: string): void {

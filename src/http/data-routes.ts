@@ -5,7 +5,7 @@ import { runPipeline } from '../pipeline/index.js';
 import { collectionOrThrow } from '../pipeline/resolve.js';
 import { jsonBody } from './body.js';
 import type { RequestContext } from './context.js';
-import { sendData, sendNoContent } from './respond.js';
+import { sendData, sendNoContent, setHeaders } from './respond.js';
 
 /** Parses the body and resolves the table: 400 for a missing table, 404 for an unknown one. */
 export async function operationOf(ctx: RequestContext, op: DataOp): Promise<Operation> {
@@ -26,8 +26,8 @@ export async function operationOf(ctx: RequestContext, op: DataOp): Promise<Oper
 export function dataRoute(op: DataOp) {
   return async function handleData(ctx: RequestContext): Promise<void> {
     const o = await operationOf(ctx, op);
-    const result = await runPipeline(ctx.app.rt, o);
-    if (result.noContent) sendNoContent(ctx.res, result.headers);
-    else sendData(ctx.res, result.data, result.headers);
+    const result = await runPipeline(ctx.app.rt, o, (headers) => setHeaders(ctx.res, headers));
+    if (result.noContent) sendNoContent(ctx.res);
+    else sendData(ctx.res, result.data);
   };
 }

@@ -3,7 +3,7 @@
  * photo service, which checks size and type before the photo rules.
  */
 import type { RequestContext } from './context.js';
-import { sendData, sendNoContent } from './respond.js';
+import { sendData, sendNoContent, setHeaders } from './respond.js';
 
 const PHOTOS = '_photos';
 
@@ -11,7 +11,7 @@ async function admitPhoto(ctx: RequestContext, op: 'upload' | 'view' | 'delete')
   const rt = ctx.app.rt;
   const limited = rt.limiter.enforce(ctx.ip, PHOTOS, op); // step 1
   const headers = limited instanceof Promise ? await limited : limited;
-  if (headers) for (const k in headers) ctx.res.setHeader(k, headers[k]!);
+  if (headers) setHeaders(ctx.res, headers);
   return rt.tokens.verify(ctx.req.headers.authorization); // step 2 (the photo rules run in the service)
 }
 

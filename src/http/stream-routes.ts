@@ -12,6 +12,7 @@ import { filterRows } from '../pipeline/filter-rows.js';
 import type { DataOp } from '../pipeline/operation.js';
 import type { RequestContext } from './context.js';
 import { operationOf } from './data-routes.js';
+import { setHeaders } from './respond.js';
 
 const READ_KIND = { one: 'get', list: 'list', count: 'count' } as const;
 
@@ -20,7 +21,7 @@ export function streamRoute(kind: LiveKind, op: DataOp) {
     const { app } = ctx;
     const rt = app.rt;
     const o = await operationOf(ctx, op);
-    const { headers, plan } = await admit(rt, o);
+    const { plan } = await admit(rt, o, (headers) => setHeaders(ctx.res, headers));
     if (plan.kind !== 'get' && plan.kind !== 'list' && plan.kind !== 'count') throw new ApiError('BAD_REQUEST');
     const since = app.live.version;
     const initial = await readData(rt, READ_KIND[kind], plan.read); //   4
@@ -38,7 +39,6 @@ export function streamRoute(kind: LiveKind, op: DataOp) {
         return toApiError(err);
       }
     };
-    if (headers) for (const k in headers) ctx.res.setHeader(k, headers[k]!);
     startLiveStream(app.live, ctx.req, ctx.res, { query: { kind, plan: plan.read }, initial, since, ip: ctx.ip, check, heartbeatMs: app.config.streamHeartbeatMs });
   };
 }

@@ -212,7 +212,7 @@ describe('live engine: joining, caps and leaving', () => {
   });
 
   it('a stream joining a shared query with an older first payload gets the current one', async () => {
-    const { db, engine, open } = setup();
+    const { engine, open } = setup();
     const q = query('count', TASKS, { ownerId: { eq: 'a' } });
     const a = open(q);
     const pushes: string[] = [];

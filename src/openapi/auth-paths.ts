@@ -114,7 +114,7 @@ export const authRoutes: readonly RouteDoc[] = [
   },
   {
     method: 'POST', path: '/auth/confirm', group: 'auth', operationId: 'confirm', summary: 'Confirm an email or a password reset with the emailed token',
-    describe: (ctx) => ({
+    describe: () => ({
       description: 'An unknown, used or expired token is 400 INVALID_CONFIRMATION_TOKEN. A confirmed reset revokes every session of the user.',
       security: [],
       requestBody: body(

@@ -22,8 +22,9 @@ export interface PipelineResult {
   readonly plan: Plan;
 }
 
-export async function runPipeline(rt: Runtime, o: Operation): Promise<PipelineResult> {
-  const { headers, plan } = await admit(rt, o); //              1–3
+/** `onLimited` receives the RateLimit-* headers right after step 1, so later errors carry them too. */
+export async function runPipeline(rt: Runtime, o: Operation, onLimited?: (headers: Record<string, string>) => void): Promise<PipelineResult> {
+  const { headers, plan } = await admit(rt, o, onLimited); //   1–3
   const scope = new Scope(rt, o.jwt);
   const done = await execute(rt, o, plan, scope); //            4
   await filterRows(o.collection, o.jwt, done.rows); //          5
@@ -33,9 +34,10 @@ export async function runPipeline(rt: Runtime, o: Operation): Promise<PipelineRe
 }
 
 /** Steps 1–3, shared with the stream routes (seed, pipeline rule 1). */
-export async function admit(rt: Runtime, o: Operation): Promise<{ headers: Record<string, string> | null; plan: Plan }> {
+export async function admit(rt: Runtime, o: Operation, onLimited?: (headers: Record<string, string>) => void): Promise<{ headers: Record<string, string> | null; plan: Plan }> {
   const limited = rateLimit(rt, o); //                         1
   const headers = limited instanceof Promise ? await limited : limited;
+  if (headers && onLimited) onLimited(headers);
   await authorize(rt, o); //                                    2
   return { headers, plan: planOperation(o) }; //                3
 }
