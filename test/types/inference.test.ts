@@ -38,13 +38,16 @@ const tasks = table('tasks', {
       void object.createdAt;
       return { ...object, title: object.title.trim() };
     },
-    afterUpdateSuccess: (_ctx, { before, after }) => {
+    afterUpdateSuccess: (_ctx, change) => {
+      const { before, after } = change;
+      void [before, after];
       assert<Equal<typeof before.done, boolean>>();
       assert<Equal<typeof after.meta, { color: string } | null>>();
     },
   },
   operations: {
     complete: async (_ctx, req) => {
+      void req;
       assert<Equal<typeof req.many, boolean>>();
       return null;
     },
@@ -56,7 +59,7 @@ assert<Equal<Task['id'], string>>();
 assert<Equal<Task['doneAt'], string | null>>();
 assert<Equal<(typeof tasks)['$create'], { title: string; done?: boolean; priority?: number | null; tags?: string[]; meta?: { color: string } | null }>>();
 
-const board = view('board', {
+export const board = view('board', {
   from: tasks,
   select: { id: tasks.col('id'), title: tasks.col('title'), priority: tasks.col('priority') },
 });
