@@ -37,11 +37,15 @@ export interface Started {
 
 export async function startProcess(args: string[], env: Record<string, string> = {}): Promise<Started> {
   const port = await freePort();
-  const proc = spawn(process.execPath, args.map((a) => a.replace('{port}', String(port))), {
-    cwd: ROOT,
-    env: { ...process.env, JWT_SECRET: randomBytes(32).toString('hex'), PASSWORD_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    args.map((a) => a.replace('{port}', String(port))),
+    {
+      cwd: ROOT,
+      env: { ...process.env, JWT_SECRET: randomBytes(32).toString('hex'), PASSWORD_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));

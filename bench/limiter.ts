@@ -119,7 +119,9 @@ try {
       for (const table of order) {
         const run = await measure(table, ids[table], manyClients);
         runs[table].push(run);
-        console.log(`${manyClients ? `${CLIENTS} clients` : '1 client'} ${table} #${rep + 1}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${run.cpuUs.toFixed(1)} µs CPU/request, non-2xx ${run.bad}`);
+        console.log(
+          `${manyClients ? `${CLIENTS} clients` : '1 client'} ${table} #${rep + 1}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${run.cpuUs.toFixed(1)} µs CPU/request, non-2xx ${run.bad}`,
+        );
       }
     }
     const plain = median(runs.plain.map((r) => r.rps));

@@ -122,10 +122,7 @@ try {
   // A 64×48 RGB PNG's signature and IHDR chunk: type and dimension checks pass, only size is left.
   const pngHead = Buffer.from('89504e470d0a1a0a0000000d4948445200000040000000300802000000', 'hex');
   const boundary = 'benchboundary7MA4YWxkTrZu0gW';
-  const multipartHead = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.png"\r\nContent-Type: image/png\r\n\r\n`),
-    pngHead,
-  ]);
+  const multipartHead = Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.png"\r\nContent-Type: image/png\r\n\r\n`), pngHead]);
   const kinds = [
     { name: 'raw image/png', type: 'image/png', prefix: pngHead },
     { name: 'multipart', type: `multipart/form-data; boundary=${boundary}`, prefix: multipartHead },
@@ -155,7 +152,9 @@ try {
   }
   const concurrent = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => streamUpload(server.base, kinds[i % 2]!.type, kinds[i % 2]!.prefix, token)));
   outcomes.push(...concurrent);
-  rows.push(`| ${PARALLEL} at once | ${concurrent.map((o) => o.status).join(' ')} | ${mb(concurrent.reduce((n, o) => n + o.sent, 0))} | | ${Math.max(...concurrent.map((o) => o.ms))} | ${mb(statusKb(pid, 'VmRSS'))} |`);
+  rows.push(
+    `| ${PARALLEL} at once | ${concurrent.map((o) => o.status).join(' ')} | ${mb(concurrent.reduce((n, o) => n + o.sent, 0))} | | ${Math.max(...concurrent.map((o) => o.ms))} | ${mb(statusKb(pid, 'VmRSS'))} |`,
+  );
   const during = stop();
 
   await sleep(1000);

@@ -10,7 +10,9 @@ const [file, portArg] = process.argv.slice(2);
 const db = new Database(file!);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
-db.exec(`CREATE TABLE IF NOT EXISTS items (id TEXT PRIMARY KEY, title TEXT NOT NULL, n INTEGER NOT NULL DEFAULT 0, done INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`);
+db.exec(
+  `CREATE TABLE IF NOT EXISTS items (id TEXT PRIMARY KEY, title TEXT NOT NULL, n INTEGER NOT NULL DEFAULT 0, done INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`,
+);
 const cols = `id, title, n, done, created_at AS createdAt, updated_at AS updatedAt`;
 const list = db.prepare(`SELECT ${cols} FROM items ORDER BY id ASC LIMIT ?`);
 const count = db.prepare('SELECT COUNT(*) AS n FROM items');

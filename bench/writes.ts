@@ -56,11 +56,15 @@ try {
     for (const who of order) {
       runs[who] = await creates(who === 'ours' ? ours : base, c);
       const run = runs[who]!;
-      console.log(`c=${c} ${who === 'ours' ? 'tablebase' : 'baseline'}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, 200s ${run.ok}, 503s ${run.rejected}, other non-2xx ${run.otherNon2xx}, errors ${run.errors}`);
+      console.log(
+        `c=${c} ${who === 'ours' ? 'tablebase' : 'baseline'}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, 200s ${run.ok}, 503s ${run.rejected}, other non-2xx ${run.otherNon2xx}, errors ${run.errors}`,
+      );
     }
     const b = runs.base!;
     const o = runs.ours!;
-    lines.push(`| create c=${c} | ${b.rps.toFixed(0)} | ${b.p99} | ${o.rps.toFixed(0)} | ${o.p50} | ${o.p99} | **${((o.rps / b.rps) * 100).toFixed(0)}%** | ${o.ok} | **${o.rejected}** | ${o.otherNon2xx + o.errors} |`);
+    lines.push(
+      `| create c=${c} | ${b.rps.toFixed(0)} | ${b.p99} | ${o.rps.toFixed(0)} | ${o.p50} | ${o.p99} | **${((o.rps / b.rps) * 100).toFixed(0)}%** | ${o.ok} | **${o.rejected}** | ${o.otherNon2xx + o.errors} |`,
+    );
   }
   console.log(`\n${SECONDS} s per run, maxPendingWrites 64 (default)\n`);
   console.log('| scenario | baseline req/s | baseline p99 ms | tablebase req/s | p50 ms | p99 ms | ratio | 200s | 503 WRITE_QUEUE_FULL | other failures |\n|---|---|---|---|---|---|---|---|---|---|');

@@ -80,7 +80,10 @@ describe('a flood of large create-many requests on the conformance `big` table',
     // One create many of 12 events queues 10 audit writes at once (the cap of 10 drops 2); with
     // room for only 4 waiting writes some of those may be refused. The caller's 200 stands.
     const s = servers[0]!;
-    const failedBefore = s.log().split('\n').filter((l) => l.includes('queued hook mutation failed')).length;
+    const failedBefore = s
+      .log()
+      .split('\n')
+      .filter((l) => l.includes('queued hook mutation failed')).length;
     const r = await s.call('POST', '/db/many', { table: 'events', objects: Array.from({ length: 12 }, (_, i) => ({ title: `bp ${i}` })) });
     expect(r.status, r.text).toBe(200);
     const ids: string[] = r.json.data.map((row: { id: string }) => row.id);
@@ -91,7 +94,10 @@ describe('a flood of large create-many requests on the conformance `big` table',
     let failed = 0;
     for (;;) {
       audits = (await s.call('GET', '/db/count', { table: 'audit', where: { ref: { in: ids } } })).json.data;
-      const lines = s.log().split('\n').filter((l) => l.includes('queued hook mutation failed'));
+      const lines = s
+        .log()
+        .split('\n')
+        .filter((l) => l.includes('queued hook mutation failed'));
       failed = lines.length - failedBefore;
       if (audits + failed >= 10 || Date.now() > deadline) break;
       await pause(50);

@@ -63,7 +63,8 @@ describe('tablebase gen client', () => {
   it('writes one self-contained file', () => {
     const code = readFileSync(join(dir, 'tablebase-client.ts'), 'utf8');
     expect(code).not.toMatch(/^\s*import\s/m);
-    for (const t of ['TasksRow', 'TasksCreate', 'TasksWhere', 'TasksUpdate', 'TaskBoardRow', 'UsersSignUp']) expect(code).toContain(`export interface ${t}`.replace('interface TasksUpdate', 'type TasksUpdate'));
+    for (const t of ['TasksRow', 'TasksCreate', 'TasksWhere', 'TasksUpdate', 'TaskBoardRow', 'UsersSignUp'])
+      expect(code).toContain(`export interface ${t}`.replace('interface TasksUpdate', 'type TasksUpdate'));
   });
 
   it('defaults to <project>/tablebase-client.ts and refuses an unknown generator', async () => {

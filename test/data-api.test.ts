@@ -185,7 +185,14 @@ describe('update and delete', () => {
     const inc = await s.call('PATCH', '/db', { table: 'limited', where: { id: { eq: created.id } }, updates: [{ column: 'n', value: { increment: 5 } }] });
     expect(inc.status, inc.text).toBe(200);
     expect(inc.json.data.n).toBe(5);
-    const dec = await s.call('PATCH', '/db', { table: 'limited', where: { id: { eq: created.id } }, updates: [{ column: 'n', value: { decrement: 2 } }, { column: 'title', value: 'v' }] });
+    const dec = await s.call('PATCH', '/db', {
+      table: 'limited',
+      where: { id: { eq: created.id } },
+      updates: [
+        { column: 'n', value: { decrement: 2 } },
+        { column: 'title', value: 'v' },
+      ],
+    });
     expect(dec.json.data).toMatchObject({ n: 3, title: 'v' });
     expect(dec.json.data.updatedAt).toBeUndefined();
   });

@@ -42,7 +42,11 @@ const audit = (refs: string[]) => list('audit', { ref: { in: refs } });
 const eventsTagged = (t: string) => list('events', { title: { startsWith: t } });
 
 /** Warnings the server logged for dropped hook mutations so far. */
-const drops = () => s.log().split('\n').filter((line) => line.includes('hook mutation dropped')).length;
+const drops = () =>
+  s
+    .log()
+    .split('\n')
+    .filter((line) => line.includes('hook mutation dropped')).length;
 
 async function createEvent(object: Record<string, unknown>): Promise<any> {
   const r = await s.call('POST', '/db', { table: 'events', object });
@@ -69,9 +73,23 @@ describe('before-hooks: 400 HOOK_REJECTED with the hook message, nothing written
     const t = tag();
     const a = await createEvent({ title: `${t} a`, kind: 'k' });
     const b = await createEvent({ title: `${t} b` });
-    await until(() => audit([a.id, b.id]), (rows) => rows.length === 2, 'the two create audits');
+    await until(
+      () => audit([a.id, b.id]),
+      (rows) => rows.length === 2,
+      'the two create audits',
+    );
 
-    expectRejected(await s.call('PATCH', '/db', { table: 'events', where: { id: { eq: a.id } }, updates: [{ column: 'kind', value: 'changed' }, { column: 'title', value: 'forbidden' }] }), 'title is forbidden');
+    expectRejected(
+      await s.call('PATCH', '/db', {
+        table: 'events',
+        where: { id: { eq: a.id } },
+        updates: [
+          { column: 'kind', value: 'changed' },
+          { column: 'title', value: 'forbidden' },
+        ],
+      }),
+      'title is forbidden',
+    );
     expectRejected(await s.call('PATCH', '/db/many', { table: 'events', where: { title: { startsWith: t } }, updates: [{ column: 'title', value: 'forbidden' }] }), 'title is forbidden');
     const after = await eventsTagged(t);
     expect(after).toEqual([a, b]);
@@ -79,7 +97,11 @@ describe('before-hooks: 400 HOOK_REJECTED with the hook message, nothing written
     // A later successful update of `a` is audited once: the rejected ones queued nothing before it.
     const ok = await s.call('PATCH', '/db', { table: 'events', where: { id: { eq: a.id } }, updates: [{ column: 'kind', value: 'changed' }] });
     expect(ok.status, ok.text).toBe(200);
-    const rows = await until(() => audit([a.id]), (r) => r.some((x) => x.action === 'update'), 'the update audit');
+    const rows = await until(
+      () => audit([a.id]),
+      (r) => r.some((x) => x.action === 'update'),
+      'the update audit',
+    );
     expect(rows.map((x) => x.action)).toEqual(['create', 'update']);
   });
 
@@ -94,7 +116,11 @@ describe('before-hooks: 400 HOOK_REJECTED with the hook message, nothing written
     expect((await eventsTagged(t)).map((e) => e.id)).toEqual([open.id, locked.id]);
 
     expect((await s.call('DELETE', '/db', { table: 'events', where: { id: { eq: open.id } } })).status).toBe(204);
-    const rows = await until(() => audit([open.id, locked.id]), (r) => r.some((x) => x.action === 'delete'), 'the delete audit');
+    const rows = await until(
+      () => audit([open.id, locked.id]),
+      (r) => r.some((x) => x.action === 'delete'),
+      'the delete audit',
+    );
     expect(rows.filter((x) => x.action === 'delete').map((x) => x.ref)).toEqual([open.id]);
     expect((await eventsTagged(t)).map((e) => e.id)).toEqual([locked.id]);
   });
@@ -104,11 +130,23 @@ describe('after-hooks: queued trusted writes', () => {
   it('audit rows follow a create, an update and a delete, in order', async () => {
     const t = tag();
     const e = await createEvent({ title: `${t} e` });
-    await until(() => audit([e.id]), (r) => r.length === 1, 'the create audit');
+    await until(
+      () => audit([e.id]),
+      (r) => r.length === 1,
+      'the create audit',
+    );
     expect((await s.call('PATCH', '/db', { table: 'events', where: { id: { eq: e.id } }, updates: [{ column: 'title', value: `${t} renamed` }] })).status).toBe(200);
-    await until(() => audit([e.id]), (r) => r.length === 2, 'the update audit');
+    await until(
+      () => audit([e.id]),
+      (r) => r.length === 2,
+      'the update audit',
+    );
     expect((await s.call('DELETE', '/db', { table: 'events', where: { id: { eq: e.id } } })).status).toBe(204);
-    const rows = await until(() => audit([e.id]), (r) => r.length === 3, 'the delete audit');
+    const rows = await until(
+      () => audit([e.id]),
+      (r) => r.length === 3,
+      'the delete audit',
+    );
     expect(rows.map((x) => [x.action, x.ref])).toEqual([
       ['create', e.id],
       ['update', e.id],
@@ -123,13 +161,25 @@ describe('after-hooks: queued trusted writes', () => {
     const t = tag();
     const rows = await Promise.all([1, 2, 3].map((i) => createEvent({ title: `${t} ${i}` })));
     const ids = rows.map((r) => r.id);
-    await until(() => audit(ids), (r) => r.length === 3, 'three create audits');
+    await until(
+      () => audit(ids),
+      (r) => r.length === 3,
+      'three create audits',
+    );
     const up = await s.call('PATCH', '/db/many', { table: 'events', where: { title: { startsWith: t } }, updates: [{ column: 'kind', value: 'x' }] });
     expect(up.status, up.text).toBe(200);
     expect(up.json.data).toHaveLength(3);
-    await until(() => audit(ids), (r) => r.length === 6, 'three update audits');
+    await until(
+      () => audit(ids),
+      (r) => r.length === 6,
+      'three update audits',
+    );
     expect((await s.call('DELETE', '/db/many', { table: 'events', where: { title: { startsWith: t } } })).status).toBe(204);
-    const all = await until(() => audit(ids), (r) => r.length === 9, 'three delete audits');
+    const all = await until(
+      () => audit(ids),
+      (r) => r.length === 9,
+      'three delete audits',
+    );
     for (const id of ids) expect(all.filter((x) => x.ref === id).map((x) => x.action)).toEqual(['create', 'update', 'delete']);
   });
 
@@ -139,7 +189,11 @@ describe('after-hooks: queued trusted writes', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.json.data).toMatchObject({ depth: 1000 });
     // The 11th row's hook is the one dropped; once that is logged, the chain is over.
-    await until(async () => drops(), (n) => n >= dropsBefore + 1, 'the dropped 12th mutation to be logged');
+    await until(
+      async () => drops(),
+      (n) => n >= dropsBefore + 1,
+      'the dropped 12th mutation to be logged',
+    );
     const rows = await list('chain', { depth: { gte: 1000, lt: 1100 } });
     expect(rows.map((x) => x.depth)).toEqual([1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010]);
     await pause(300);
@@ -153,7 +207,11 @@ describe('create many: per-row hooks, one budget of 10 for the whole request (SP
     const r = await s.call('POST', '/db/many', { table: 'events', objects: [1, 2, 3].map((i) => ({ title: `${t} ${i}` })) });
     expect(r.status, r.text).toBe(200);
     const ids: string[] = r.json.data.map((x: any) => x.id);
-    const rows = await until(() => audit(ids), (a) => a.length === 3, 'three audits');
+    const rows = await until(
+      () => audit(ids),
+      (a) => a.length === 3,
+      'three audits',
+    );
     expect(rows.map((x) => x.ref).sort()).toEqual([...ids].sort());
     expect(rows.every((x) => x.action === 'create')).toBe(true);
   });
@@ -165,8 +223,16 @@ describe('create many: per-row hooks, one budget of 10 for the whole request (SP
     expect(r.status, r.text).toBe(200);
     expect(r.json.data).toHaveLength(12);
     const ids: string[] = r.json.data.map((x: any) => x.id);
-    await until(async () => drops(), (n) => n >= dropsBefore + 2, 'two dropped mutations to be logged');
-    const rows = await until(() => audit(ids), (a) => a.length >= 10, 'ten audits');
+    await until(
+      async () => drops(),
+      (n) => n >= dropsBefore + 2,
+      'two dropped mutations to be logged',
+    );
+    const rows = await until(
+      () => audit(ids),
+      (a) => a.length >= 10,
+      'ten audits',
+    );
     await pause(300);
     expect(await audit(ids)).toHaveLength(10);
     expect(new Set(rows.map((x) => x.ref)).size).toBe(10);
@@ -178,12 +244,19 @@ describe('create many: per-row hooks, one budget of 10 for the whole request (SP
     const r = await s.call('POST', '/db/many', { table: 'chain', objects: [{ depth: 2000 }, { depth: 3000 }] });
     expect(r.status, r.text).toBe(200);
     // Each branch's last row has its next mutation dropped: two warnings end the request's work.
-    await until(async () => drops(), (n) => n >= dropsBefore + 2, 'both branches to hit the cap');
+    await until(
+      async () => drops(),
+      (n) => n >= dropsBefore + 2,
+      'both branches to hit the cap',
+    );
     const rows = await list('chain', { or: [{ depth: { gte: 2000, lt: 2100 } }, { depth: { gte: 3000, lt: 3100 } }] });
     expect(rows).toHaveLength(12);
     // Each branch grew one depth at a time from its own start.
     for (const start of [2000, 3000]) {
-      const depths = rows.map((x) => x.depth).filter((d) => d >= start && d < start + 100).sort((x, y) => x - y);
+      const depths = rows
+        .map((x) => x.depth)
+        .filter((d) => d >= start && d < start + 100)
+        .sort((x, y) => x - y);
       expect(depths).toEqual(depths.map((_, i) => start + i));
     }
     await pause(300);

@@ -33,8 +33,7 @@ async function appRoutes(): Promise<readonly Route[]> {
   }
 }
 
-const operations = (doc: Any): string[] =>
-  Object.entries(doc.paths as Any).flatMap(([path, item]) => Object.keys(item as Any).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`));
+const operations = (doc: Any): string[] => Object.entries(doc.paths as Any).flatMap(([path, item]) => Object.keys(item as Any).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`));
 
 let s: TestServer;
 let routes: readonly Route[];
@@ -71,7 +70,7 @@ describe('GET /swagger.json and /swagger.yaml', () => {
     expect(a.text).toBe(b.text);
   });
 
-  it('describes every route of the server\'s route table, none generically, and no route it does not serve', () => {
+  it("describes every route of the server's route table, none generically, and no route it does not serve", () => {
     expect(routes.length).toBeGreaterThan(10);
     expect(undocumentedRoutes(doc, routes).map((r) => `${r.method} ${r.path}`)).toEqual([]);
     expect(new Set(operations(doc))).toEqual(new Set(routes.map((r) => `${r.method} ${r.path}`)));
@@ -87,15 +86,22 @@ describe('GET /swagger.json and /swagger.yaml', () => {
     const served = new Set(operations(doc));
     // The admin dashboard page (GET /_) is not built yet: no issue covers it so far.
     const notBuilt = new Set(['GET /_']);
-    expect(specRoutes().map((r) => `${r.method} ${r.path}`).filter((k) => !served.has(k) && !notBuilt.has(k))).toEqual([]);
+    expect(
+      specRoutes()
+        .map((r) => `${r.method} ${r.path}`)
+        .filter((k) => !served.has(k) && !notBuilt.has(k)),
+    ).toEqual([]);
   });
 });
 
 describe('tablebase openapi', () => {
   const cli = (...args: string[]) =>
     new Promise<{ code: number; stdout: string }>((res) =>
-      execFile(process.execPath, [join(ROOT, 'bin/tablebase.mjs'), 'openapi', '--project', join(ROOT, 'examples/conformance'), ...args], { cwd: ROOT, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout) =>
-        res({ code: err ? 1 : 0, stdout }),
+      execFile(
+        process.execPath,
+        [join(ROOT, 'bin/tablebase.mjs'), 'openapi', '--project', join(ROOT, 'examples/conformance'), ...args],
+        { cwd: ROOT, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+        (err, stdout) => res({ code: err ? 1 : 0, stdout }),
       ),
     );
 

@@ -27,15 +27,28 @@ let png: Buffer; // 64×48
 let jpeg: Buffer; // 90×60
 let bigPng: Buffer; // a real PNG over maxBytes
 
-const image = (width: number, height: number) =>
-  sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 90 } } });
+const image = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 90 } } });
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'tb-photos-'));
   const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret() };
   execFileSync(
     process.execPath,
-    [join(ROOT, 'bin/tablebase.mjs'), 'admin', 'create', '--project', join(ROOT, 'examples/conformance'), '--data', dataDir, '--table', 'admins', '--email', 'root@example.com', '--password', 'admin-password-1'],
+    [
+      join(ROOT, 'bin/tablebase.mjs'),
+      'admin',
+      'create',
+      '--project',
+      join(ROOT, 'examples/conformance'),
+      '--data',
+      dataDir,
+      '--table',
+      'admins',
+      '--email',
+      'root@example.com',
+      '--password',
+      'admin-password-1',
+    ],
     { cwd: ROOT, env: { ...process.env, ...env }, stdio: 'pipe' },
   );
   s = await startServer({ dataDir, env });
@@ -53,7 +66,9 @@ beforeAll(async () => {
   png = await image(64, 48).png().toBuffer();
   jpeg = await image(90, 60).jpeg().toBuffer();
   // Random pixels do not compress: 320×320×3 bytes of noise make a valid PNG of ~300 KB.
-  bigPng = await sharp(randomBytes(320 * 320 * 3), { raw: { width: 320, height: 320, channels: 3 } }).png().toBuffer();
+  bigPng = await sharp(randomBytes(320 * 320 * 3), { raw: { width: 320, height: 320, channels: 3 } })
+    .png()
+    .toBuffer();
   expect(bigPng.length).toBeGreaterThan(MAX_BYTES);
 });
 
@@ -283,7 +298,10 @@ describe('limits before rules', () => {
   it('415 for a real GIF or WebP, which this project does not allow', async () => {
     const gif = await image(20, 20).gif().toBuffer();
     const webp = await image(20, 20).webp().toBuffer();
-    for (const [bytes, type] of [[gif, 'image/gif'], [webp, 'image/webp']] as const) {
+    for (const [bytes, type] of [
+      [gif, 'image/gif'],
+      [webp, 'image/webp'],
+    ] as const) {
       const raw = await uploadRaw(bytes, type, owner.token);
       expect(raw.status, `${type}: ${raw.text}`).toBe(415);
       expect(errorCode(raw)).toBe('UNSUPPORTED_MEDIA_TYPE');
@@ -368,7 +386,10 @@ describe('serve', () => {
 
   it('answers the exact bytes with type, length, ETag, caching and nosniff, to anyone', async () => {
     const etags = new Set<string | null>();
-    for (const [headers, scope] of [[{}, 'public'], [bearer(stranger.token), 'private']] as const) {
+    for (const [headers, scope] of [
+      [{}, 'public'],
+      [bearer(stranger.token), 'private'],
+    ] as const) {
       const r = await send('GET', `/img/${photo.id}`, { headers });
       expect(r.status).toBe(200);
       expect(r.bytes.equals(png)).toBe(true);

@@ -42,7 +42,11 @@ function hit(s: TestServer, ip: string, method: string, path: string, body?: unk
       {
         method,
         localAddress: ip,
-        headers: { accept: 'application/x-ndjson, application/json', ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }), ...headers },
+        headers: {
+          accept: 'application/x-ndjson, application/json',
+          ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+          ...headers,
+        },
       },
       (res) => {
         let text = '';
@@ -108,13 +112,61 @@ describe('the conformance project (SPEC §12 `limited`: 3 per 10 s; update defau
   const byId = () => ({ table: 'limited', where: { id: { eq: rowId } } });
   // Every operation → its policy, with every route that shares the counter (SPEC §9).
   const mapping: { op: string; limit: number; window: number; forms: Form[] }[] = [
-    { op: 'get', limit: 3, window: 10, forms: [['GET', '/db', byId], ['GET', '/db/stream', byId]] },
-    { op: 'list', limit: 3, window: 10, forms: [['GET', '/db/list', () => ({ table: 'limited', limit: 1 })], ['GET', '/db/stream/list', () => ({ table: 'limited', limit: 1 })]] },
-    { op: 'count', limit: 3, window: 10, forms: [['GET', '/db/count', () => ({ table: 'limited' })], ['GET', '/db/stream/count', () => ({ table: 'limited' })]] },
-    { op: 'create', limit: 3, window: 10, forms: [['POST', '/db', () => ({ table: 'limited', object: { title: 'c' } })], ['POST', '/db/many', () => ({ table: 'limited', objects: [{ title: 'c1' }, { title: 'c2' }] })]] },
-    { op: 'custom:bump', limit: 2, window: 10, forms: [['PATCH', '/db/custom/bump', byId], ['PATCH', '/db/custom/bump/many', byId]] },
+    {
+      op: 'get',
+      limit: 3,
+      window: 10,
+      forms: [
+        ['GET', '/db', byId],
+        ['GET', '/db/stream', byId],
+      ],
+    },
+    {
+      op: 'list',
+      limit: 3,
+      window: 10,
+      forms: [
+        ['GET', '/db/list', () => ({ table: 'limited', limit: 1 })],
+        ['GET', '/db/stream/list', () => ({ table: 'limited', limit: 1 })],
+      ],
+    },
+    {
+      op: 'count',
+      limit: 3,
+      window: 10,
+      forms: [
+        ['GET', '/db/count', () => ({ table: 'limited' })],
+        ['GET', '/db/stream/count', () => ({ table: 'limited' })],
+      ],
+    },
+    {
+      op: 'create',
+      limit: 3,
+      window: 10,
+      forms: [
+        ['POST', '/db', () => ({ table: 'limited', object: { title: 'c' } })],
+        ['POST', '/db/many', () => ({ table: 'limited', objects: [{ title: 'c1' }, { title: 'c2' }] })],
+      ],
+    },
+    {
+      op: 'custom:bump',
+      limit: 2,
+      window: 10,
+      forms: [
+        ['PATCH', '/db/custom/bump', byId],
+        ['PATCH', '/db/custom/bump/many', byId],
+      ],
+    },
     // `update` has no override: the default 100 per minute.
-    { op: 'update', limit: 100, window: 60, forms: [['PATCH', '/db', () => ({ ...byId(), updates: [{ column: 'title', value: 'u' }] })], ['PATCH', '/db/many', () => ({ ...byId(), updates: [{ column: 'title', value: 'um' }] })]] },
+    {
+      op: 'update',
+      limit: 100,
+      window: 60,
+      forms: [
+        ['PATCH', '/db', () => ({ ...byId(), updates: [{ column: 'title', value: 'u' }] })],
+        ['PATCH', '/db/many', () => ({ ...byId(), updates: [{ column: 'title', value: 'um' }] })],
+      ],
+    },
   ];
 
   for (const { op, limit, window, forms } of mapping) {

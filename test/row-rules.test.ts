@@ -79,7 +79,15 @@ describe('update forms and custom operations on tasks', () => {
   });
 
   it('complete: 403 without a token, sets isComplete on one row or many, 404 when nothing matches', async () => {
-    const rows = (await s.call('POST', '/db/many', { table: 'tasks', objects: [{ title: 'c1', ownerId: 'cx' }, { title: 'c2', ownerId: 'cx' }] })).json.data;
+    const rows = (
+      await s.call('POST', '/db/many', {
+        table: 'tasks',
+        objects: [
+          { title: 'c1', ownerId: 'cx' },
+          { title: 'c2', ownerId: 'cx' },
+        ],
+      })
+    ).json.data;
     const where = { ownerId: { eq: 'cx' } };
     expect((await s.call('PATCH', '/db/custom/complete', { table: 'tasks', where })).status).toBe(403);
     const one = await s.call('PATCH', '/db/custom/complete', { table: 'tasks', where }, alice);

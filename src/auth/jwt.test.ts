@@ -13,8 +13,7 @@ function setup(options: { cacheSize?: number; ttl?: number } = {}) {
   const clock = new Clock();
   const revocations = new RevocationList(options.ttl ?? 3600, clock.now);
   const tokens = new AccessTokens({ secret: SECRET, ttlSeconds: options.ttl ?? 3600, revocations, cacheSize: options.cacheSize, now: clock.now });
-  const sign = (extra: Partial<Parameters<AccessTokens['sign']>[0]> = {}) =>
-    tokens.sign({ user: { id: 'us_1' }, table: 'users', isAdmin: false, sessionId: 'ss_abc', ...extra });
+  const sign = (extra: Partial<Parameters<AccessTokens['sign']>[0]> = {}) => tokens.sign({ user: { id: 'us_1' }, table: 'users', isAdmin: false, sessionId: 'ss_abc', ...extra });
   return { clock, revocations, tokens, sign };
 }
 

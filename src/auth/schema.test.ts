@@ -23,18 +23,7 @@ describe('auth internal tables', () => {
     const tokens = model.collections.get('_auth_tokens')!;
     expect(sessions.internal && tokens.internal).toBe(true);
     expect(sessions.rules).toBeUndefined();
-    expect(tokens.columnList.map((c) => c.sql)).toEqual([
-      'id',
-      'kind',
-      'token_hash',
-      'auth_table',
-      'user_id',
-      'session_id',
-      'email',
-      'created_at',
-      'expires_at',
-      'used_at',
-    ]);
+    expect(tokens.columnList.map((c) => c.sql)).toEqual(['id', 'kind', 'token_hash', 'auth_table', 'user_id', 'session_id', 'email', 'created_at', 'expires_at', 'used_at']);
   });
 
   it('the test DDL has exactly the declared columns, types and nullability', async () => {

@@ -48,9 +48,7 @@ describe('createAuthServices', () => {
     const { access } = await signUp('ann@example.com', PASSWORD);
     expect(access.expiresIn).toBe(900);
     expect(() => auth.passwords.validate('123456789')).toThrow(ApiError);
-    expect(() => auth.passwords.validate('short', '/newPassword')).toThrow(
-      expect.objectContaining({ details: [expect.objectContaining({ path: '/newPassword' })] }),
-    );
+    expect(() => auth.passwords.validate('short', '/newPassword')).toThrow(expect.objectContaining({ details: [expect.objectContaining({ path: '/newPassword' })] }));
   });
 
   it('signs in with the right password only; an unknown email answers false the same way', async () => {

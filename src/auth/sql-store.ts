@@ -10,18 +10,7 @@ import type { Dialect } from '../storage/dialect.js';
 import type { RawRow, SqlRunner } from '../storage/driver.js';
 import type { RevokedSession } from './revocation.js';
 import { authTokensTable, sessionsTable } from './schema.js';
-import type {
-  AuthStore,
-  ConfirmKind,
-  ConfirmRecord,
-  NewConfirmToken,
-  NewSession,
-  RevokeReason,
-  RotateInput,
-  RotateOutcome,
-  SessionOwner,
-  SessionRecord,
-} from './store.js';
+import type { AuthStore, ConfirmKind, ConfirmRecord, NewConfirmToken, NewSession, RevokeReason, RotateInput, RotateOutcome, SessionOwner, SessionRecord } from './store.js';
 
 const REFRESH = 'refresh';
 
@@ -67,11 +56,7 @@ function statements(d: Dialect) {
       `INSERT INTO ${TT} (${T.id}, ${T.kind}, ${T.tokenHash}, ${T.authTable}, ${T.userId}, ${T.sessionId}, ${T.email}, ${T.createdAt}, ${T.expiresAt}) VALUES (${p()}, ${p()}, ${p()}, ${p()}, ${p()}, ${p()}, ${p()}, ${p()}, ${p()})`,
   );
   return Object.freeze({
-    insertSession: sql(
-      d,
-      (p) =>
-        `INSERT INTO ${ST} (${S.id}, ${S.authTable}, ${S.userId}, ${S.createdAt}, ${S.lastUsedAt}, ${S.expiresAt}) VALUES (${p()}, ${p()}, ${p()}, ${p()}, ${p()}, ${p()})`,
-    ),
+    insertSession: sql(d, (p) => `INSERT INTO ${ST} (${S.id}, ${S.authTable}, ${S.userId}, ${S.createdAt}, ${S.lastUsedAt}, ${S.expiresAt}) VALUES (${p()}, ${p()}, ${p()}, ${p()}, ${p()}, ${p()})`),
     insertToken,
     findRefresh: sql(
       d,
@@ -89,41 +74,16 @@ function statements(d: Dialect) {
     slideSession: sql(d, (p) => `UPDATE ${ST} SET ${S.lastUsedAt} = ${p()}, ${S.expiresAt} = ${p()} WHERE ${S.id} = ${p()}`),
     findSession: sql(d, (p) => `SELECT ${sessionSelect} FROM ${ST} WHERE ${S.id} = ${p()}`),
     revokeSession: sql(d, (p) => `UPDATE ${ST} SET ${S.revokedAt} = ${p()}, ${S.revokeReason} = ${p()} WHERE ${S.id} = ${p()} AND ${S.revokedAt} IS NULL`),
-    revokeUser: sql(
-      d,
-      (p) =>
-        `UPDATE ${ST} SET ${S.revokedAt} = ${p()}, ${S.revokeReason} = ${p()} WHERE ${S.authTable} = ${p()} AND ${S.userId} = ${p()} AND ${S.revokedAt} IS NULL`,
-    ),
+    revokeUser: sql(d, (p) => `UPDATE ${ST} SET ${S.revokedAt} = ${p()}, ${S.revokeReason} = ${p()} WHERE ${S.authTable} = ${p()} AND ${S.userId} = ${p()} AND ${S.revokedAt} IS NULL`),
     // Read after the update, so no session revoked by it is missed; one revoked at the same
     // moment for the same reason by someone else is revoked too, so listing it is right.
-    revokedUser: sql(
-      d,
-      (p) =>
-        `SELECT ${as(S.id!, 'id')} FROM ${ST} WHERE ${S.authTable} = ${p()} AND ${S.userId} = ${p()} AND ${S.revokedAt} = ${p()} AND ${S.revokeReason} = ${p()}`,
-    ),
-    revokedSince: sql(
-      d,
-      (p) => `SELECT ${as(S.id!, 'sessionId')}, ${as(S.revokedAt!, 'revokedAt')} FROM ${ST} WHERE ${S.revokedAt} >= ${p()} ORDER BY ${S.revokedAt}`,
-    ),
-    findConfirm: sql(
-      d,
-      (p) =>
-        `SELECT ${as(T.authTable!, 'table')}, ${as(T.userId!, 'userId')}, ${as(T.email!, 'email')} FROM ${TT} WHERE ${T.tokenHash} = ${p()} AND ${T.kind} = ${p()}`,
-    ),
-    useConfirm: sql(
-      d,
-      (p) => `UPDATE ${TT} SET ${T.usedAt} = ${p()} WHERE ${T.tokenHash} = ${p()} AND ${T.kind} = ${p()} AND ${T.usedAt} IS NULL AND ${T.expiresAt} > ${p()}`,
-    ),
-    retireSiblings: sql(
-      d,
-      (p) => `UPDATE ${TT} SET ${T.usedAt} = ${p()} WHERE ${T.authTable} = ${p()} AND ${T.userId} = ${p()} AND ${T.kind} = ${p()} AND ${T.usedAt} IS NULL`,
-    ),
+    revokedUser: sql(d, (p) => `SELECT ${as(S.id!, 'id')} FROM ${ST} WHERE ${S.authTable} = ${p()} AND ${S.userId} = ${p()} AND ${S.revokedAt} = ${p()} AND ${S.revokeReason} = ${p()}`),
+    revokedSince: sql(d, (p) => `SELECT ${as(S.id!, 'sessionId')}, ${as(S.revokedAt!, 'revokedAt')} FROM ${ST} WHERE ${S.revokedAt} >= ${p()} ORDER BY ${S.revokedAt}`),
+    findConfirm: sql(d, (p) => `SELECT ${as(T.authTable!, 'table')}, ${as(T.userId!, 'userId')}, ${as(T.email!, 'email')} FROM ${TT} WHERE ${T.tokenHash} = ${p()} AND ${T.kind} = ${p()}`),
+    useConfirm: sql(d, (p) => `UPDATE ${TT} SET ${T.usedAt} = ${p()} WHERE ${T.tokenHash} = ${p()} AND ${T.kind} = ${p()} AND ${T.usedAt} IS NULL AND ${T.expiresAt} > ${p()}`),
+    retireSiblings: sql(d, (p) => `UPDATE ${TT} SET ${T.usedAt} = ${p()} WHERE ${T.authTable} = ${p()} AND ${T.userId} = ${p()} AND ${T.kind} = ${p()} AND ${T.usedAt} IS NULL`),
     purgeConfirm: sql(d, (p) => `DELETE FROM ${TT} WHERE ${T.kind} <> ${p()} AND ${T.expiresAt} <= ${p()}`),
-    purgeRefresh: sql(
-      d,
-      (p) =>
-        `DELETE FROM ${TT} WHERE ${T.sessionId} IN (SELECT ${S.id} FROM ${ST} WHERE ${S.revokedAt} < ${p()} OR (${S.revokedAt} IS NULL AND ${S.expiresAt} < ${p()}))`,
-    ),
+    purgeRefresh: sql(d, (p) => `DELETE FROM ${TT} WHERE ${T.sessionId} IN (SELECT ${S.id} FROM ${ST} WHERE ${S.revokedAt} < ${p()} OR (${S.revokedAt} IS NULL AND ${S.expiresAt} < ${p()}))`),
     purgeSessions: sql(d, (p) => `DELETE FROM ${ST} WHERE ${S.revokedAt} < ${p()} OR (${S.revokedAt} IS NULL AND ${S.expiresAt} < ${p()})`),
   });
 }

@@ -44,7 +44,20 @@ export async function admin(args: Args, sub: string | undefined): Promise<void> 
       const values = new Map(
         c.columnList.map((col) => {
           const k = col.spec.kind;
-          const v = k === 'id' ? newId(c.prefix!) : k === 'email' && col.name === 'email' ? email : k === 'password' ? hash : k === 'isVerified' ? true : k === 'createdAt' || k === 'updatedAt' ? now : col.spec.hasDefault ? col.spec.default : null;
+          const v =
+            k === 'id'
+              ? newId(c.prefix!)
+              : k === 'email' && col.name === 'email'
+                ? email
+                : k === 'password'
+                  ? hash
+                  : k === 'isVerified'
+                    ? true
+                    : k === 'createdAt' || k === 'updatedAt'
+                      ? now
+                      : col.spec.hasDefault
+                        ? col.spec.default
+                        : null;
           return [col, v] as const;
         }),
       );

@@ -100,8 +100,7 @@ export function photoClient(t: Transport): PhotoClient {
 }
 
 export type EmailMessage =
-  | { to: string | string[]; template: string; variables?: Record<string, unknown>; subject?: string }
-  | { to: string | string[]; subject: string; text?: string; html?: string };
+  { to: string | string[]; template: string; variables?: Record<string, unknown>; subject?: string } | { to: string | string[]; subject: string; text?: string; html?: string };
 
 export interface BaseClient {
   /** Replaces the access token sent as `Authorization: Bearer` (null: none). */

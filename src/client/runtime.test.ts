@@ -65,7 +65,9 @@ describe('requests', () => {
   it('throws TablebaseError with status, code, message and details', async () => {
     const details = [{ path: '/object/nope', message: 'unknown column "nope"' }];
     const s = scripted(() => json(400, { error: { code: 'BAD_REQUEST', message: 'bad', details } }));
-    const err = await collectionClient(new Transport({ baseUrl: 'http://h', fetch: s.fetch }), 't').create({}).catch((e: unknown) => e);
+    const err = await collectionClient(new Transport({ baseUrl: 'http://h', fetch: s.fetch }), 't')
+      .create({})
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TablebaseError);
     expect(err).toMatchObject({ status: 400, code: 'BAD_REQUEST', message: 'bad', details });
   });
@@ -144,7 +146,7 @@ describe('streams', () => {
     expect(s.calls[0]!.init.signal!.aborted).toBe(true);
   });
 
-  it('an error payload throws a TablebaseError with the code\'s status; a refused connect throws the JSON error', async () => {
+  it("an error payload throws a TablebaseError with the code's status; a refused connect throws the JSON error", async () => {
     const s = scripted((c) => {
       if (c.url.includes('count')) return json(403, { error: { code: 'FORBIDDEN', message: 'Forbidden' } });
       const f = feed(c.init.signal);

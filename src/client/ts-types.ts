@@ -6,7 +6,19 @@
  */
 import type { CollectionModel, ColumnModel } from '../core/model.js';
 import type { ScalarKind } from '../define/columns.js';
-import { CONDITION_FAMILIES, conditionFamily, isCreatable, isNumeric, isRequiredOnCreate, isSortable, isTimestamp, isUpdatable, isVisible, OPERATORS, type ConditionFamily } from '../openapi/columns.js';
+import {
+  CONDITION_FAMILIES,
+  conditionFamily,
+  isCreatable,
+  isNumeric,
+  isRequiredOnCreate,
+  isSortable,
+  isTimestamp,
+  isUpdatable,
+  isVisible,
+  OPERATORS,
+  type ConditionFamily,
+} from '../openapi/columns.js';
 
 const SCALAR: Record<ScalarKind, string> = { text: 'string', integer: 'number', real: 'number', boolean: 'boolean' };
 /** Filter keys the where grammar keeps for itself; a column of that name cannot be filtered. */
@@ -116,7 +128,13 @@ function iface(name: string, doc: string, fields: string[]): string {
 export function collectionTypes(c: CollectionModel, T: string): string {
   const what = c.kind === 'view' ? `view \`${c.name}\` (read-only)` : `table \`${c.name}\``;
   const out: string[] = [];
-  out.push(iface(`${T}Row`, `A row of the ${what}.`, c.columnList.filter(isVisible).map((col) => `${col.name}: ${columnType(col, false)};`)));
+  out.push(
+    iface(
+      `${T}Row`,
+      `A row of the ${what}.`,
+      c.columnList.filter(isVisible).map((col) => `${col.name}: ${columnType(col, false)};`),
+    ),
+  );
   const whereFields = c.columnList
     .filter((col) => !COMBINATORS.has(col.name))
     .flatMap((col) => {

@@ -106,9 +106,7 @@ function compileTable(t: Table<any>, internal: boolean): CollectionModel {
     return Object.freeze({ columns: Object.freeze([...ix.columns]), unique: !!ix.unique });
   });
   const rules = o.rules;
-  const auth: AuthModel | undefined = t.auth
-    ? Object.freeze({ admin: !!t.auth.admin, signUpFields: Object.freeze([...(t.auth.signUpFields ?? [])]), options: t.auth })
-    : undefined;
+  const auth: AuthModel | undefined = t.auth ? Object.freeze({ admin: !!t.auth.admin, signUpFields: Object.freeze([...(t.auth.signUpFields ?? [])]), options: t.auth }) : undefined;
   for (const f of auth?.signUpFields ?? []) if (!columns.has(f) || columns.get(f)!.managed) fail(`table "${t.name}": signUpFields names ${f}`);
   return Object.freeze({
     kind: 'table' as const,

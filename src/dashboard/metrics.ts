@@ -46,14 +46,34 @@ function prometheus(data: Awaited<ReturnType<typeof collectMetrics>>): string {
   };
   const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
   metric('uptime_seconds', 'Seconds since start', 'gauge', [['', data.uptimeSeconds]]);
-  metric('requests_total', 'Requests by status', 'counter', Object.entries(data.requests.byStatus).map(([s, n]) => [`{status="${s}"}`, n]));
-  metric('route_requests_total', 'Requests by route', 'counter', Object.entries(data.requests.byRoute).map(([r, n]) => [`{route="${esc(r)}"}`, n]));
-  metric('latency_ms', 'Recent request latency percentiles', 'gauge', Object.entries(data.latencyMs).map(([q, v]) => [`{quantile="${q.slice(1) === '50' ? '0.5' : `0.${q.slice(1)}`}"}`, v]));
+  metric(
+    'requests_total',
+    'Requests by status',
+    'counter',
+    Object.entries(data.requests.byStatus).map(([s, n]) => [`{status="${s}"}`, n]),
+  );
+  metric(
+    'route_requests_total',
+    'Requests by route',
+    'counter',
+    Object.entries(data.requests.byRoute).map(([r, n]) => [`{route="${esc(r)}"}`, n]),
+  );
+  metric(
+    'latency_ms',
+    'Recent request latency percentiles',
+    'gauge',
+    Object.entries(data.latencyMs).map(([q, v]) => [`{quantile="${q.slice(1) === '50' ? '0.5' : `0.${q.slice(1)}`}"}`, v]),
+  );
   metric('streams_open', 'Open live streams', 'gauge', [['', data.streams.open]]);
   metric('write_queue_pending', 'Writes waiting for a transaction', 'gauge', [['', data.writeQueue.pending]]);
   metric('write_queue_rejected_total', 'Writes refused with 503', 'counter', [['', data.writeQueue.rejected]]);
   metric('rate_limited_total', 'Requests refused with 429', 'counter', [['', data.rateLimited]]);
-  metric('table_rows', 'Rows per table', 'gauge', Object.entries(data.tables).map(([t, n]) => [`{table="${esc(t)}"}`, n]));
+  metric(
+    'table_rows',
+    'Rows per table',
+    'gauge',
+    Object.entries(data.tables).map(([t, n]) => [`{table="${esc(t)}"}`, n]),
+  );
   metric('db_size_bytes', 'Database size', 'gauge', [['', data.dbSizeBytes]]);
   metric('memory_rss_bytes', 'Resident set size', 'gauge', [['', data.memory.rssBytes]]);
   metric('memory_heap_used_bytes', 'Heap in use', 'gauge', [['', data.memory.heapUsedBytes]]);

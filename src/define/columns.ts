@@ -8,22 +8,7 @@
 
 export type ScalarKind = 'text' | 'integer' | 'real' | 'boolean';
 
-export type ColumnKind =
-  | 'text'
-  | 'email'
-  | 'integer'
-  | 'real'
-  | 'boolean'
-  | 'timestamp'
-  | 'list'
-  | 'json'
-  | 'createdAt'
-  | 'updatedAt'
-  | 'updatedWhen'
-  | 'password'
-  | 'isVerified'
-  | 'photo'
-  | 'id';
+export type ColumnKind = 'text' | 'email' | 'integer' | 'real' | 'boolean' | 'timestamp' | 'list' | 'json' | 'createdAt' | 'updatedAt' | 'updatedWhen' | 'password' | 'isVerified' | 'photo' | 'id';
 
 /** How a column behaves in a create object: required, optional (nullable or defaulted), or set by the server. */
 export type CreateMode = 'required' | 'optional' | 'managed';
@@ -138,9 +123,7 @@ type ModeOf<C> = C extends Column<unknown, infer M> ? M : never;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
 /** The row a client sees: every column but `password`, plus `id`. */
-export type RowOf<C extends ColumnMap> = Simplify<
-  { id: string } & { [K in keyof C as C[K] extends Column<never, CreateMode> ? never : K]: ValueOf<C[K]> }
->;
+export type RowOf<C extends ColumnMap> = Simplify<{ id: string } & { [K in keyof C as C[K] extends Column<never, CreateMode> ? never : K]: ValueOf<C[K]> }>;
 
 /** The `object` of a create: required columns, optional ones; server-managed columns are absent. */
 export type CreateOf<C extends ColumnMap> = Simplify<

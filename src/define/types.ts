@@ -44,13 +44,7 @@ export type Where<R = Record<string, unknown>> = { [K in keyof R]?: Condition<No
   not?: Where<R>;
 };
 
-export type UpdateValue<T> =
-  | T
-  | null
-  | { increment: number }
-  | { decrement: number }
-  | { add: Item<T> }
-  | { remove: Item<T> };
+export type UpdateValue<T> = T | null | { increment: number } | { decrement: number } | { add: Item<T> } | { remove: Item<T> };
 
 export type Update<R = Record<string, unknown>> = {
   [K in keyof R & string]: { column: K; value: UpdateValue<R[K]> };

@@ -42,12 +42,7 @@ Please confirm that {{email}} is your email address by opening this link:
 
 If you did not create an account, you can ignore this email.
 `,
-    html: page(
-      'Verify your email address',
-      'Please confirm that {{email}} is your email address.',
-      'Verify email address',
-      'If you did not create an account, you can ignore this email.',
-    ),
+    html: page('Verify your email address', 'Please confirm that {{email}} is your email address.', 'Verify email address', 'If you did not create an account, you can ignore this email.'),
   }),
   resetPassword: Object.freeze({
     subject: 'Reset your password',

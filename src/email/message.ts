@@ -17,8 +17,7 @@ export const MAX_SUBJECT_LENGTH = 998;
 export const MAX_BODY_LENGTH = 1024 * 1024;
 
 export type CheckedMessage =
-  | { kind: 'direct'; to: string[]; subject: string; text?: string; html?: string }
-  | { kind: 'template'; to: string[]; template: string; variables: Record<string, unknown>; subject?: string };
+  { kind: 'direct'; to: string[]; subject: string; text?: string; html?: string } | { kind: 'template'; to: string[]; template: string; variables: Record<string, unknown>; subject?: string };
 
 const KNOWN = new Set(['to', 'subject', 'text', 'html', 'template', 'variables']);
 

@@ -18,9 +18,7 @@ describe('renderString', () => {
 
   it('walks nested objects through own properties only', () => {
     expect(renderString('{{user.name}} {{user.plan.tier}}', { user: { name: 'Bo', plan: { tier: 'pro' } } }, { html: false })).toBe('Bo pro');
-    expect(renderString('[{{constructor}}][{{toString}}][{{user.__proto__}}][{{user.name.length}}]', { user: { name: 'Bo' } }, { html: false })).toBe(
-      '[][][][]',
-    );
+    expect(renderString('[{{constructor}}][{{toString}}][{{user.__proto__}}][{{user.name.length}}]', { user: { name: 'Bo' } }, { html: false })).toBe('[][][][]');
   });
 
   it('formats numbers, booleans, dates, arrays and objects', () => {

@@ -55,11 +55,7 @@ export class TemplateStore {
   }
 
   async #readProject(dir: string, name: string): Promise<EmailTemplate | undefined> {
-    const [subject, text, html] = await Promise.all([
-      readOptional(dir, `${name}.subject`),
-      readOptional(dir, `${name}.txt`),
-      readOptional(dir, `${name}.html`),
-    ]);
+    const [subject, text, html] = await Promise.all([readOptional(dir, `${name}.subject`), readOptional(dir, `${name}.txt`), readOptional(dir, `${name}.html`)]);
     if (subject === undefined && text === undefined && html === undefined) return undefined;
     const template: EmailTemplate = {};
     if (subject !== undefined) template.subject = subject;

@@ -22,11 +22,7 @@ function setup(options: Partial<LiveEngineOptions> = {}) {
     const since = engine.version;
     const initial = db.answer(q);
     const c: Client = { pushes: [], failures: [], ended: 0, unsubscribe: () => {} };
-    c.unsubscribe = engine.subscribe(
-      q,
-      { initial, since, push: (json) => c.pushes.push(json), fail: (err) => c.failures.push(err), ...extra },
-      ip,
-    );
+    c.unsubscribe = engine.subscribe(q, { initial, since, push: (json) => c.pushes.push(json), fail: (err) => c.failures.push(err), ...extra }, ip);
     return c;
   };
   return { db, engine, log, open };

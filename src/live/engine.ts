@@ -14,16 +14,7 @@ import { ChangeIndex } from './change-index.js';
 import { matches } from './match.js';
 import { queryKey } from './query-key.js';
 import { SharedQuery, type Delivery, type Subscription } from './shared-query.js';
-import {
-  serializePayload,
-  type LiveEngine,
-  type LiveEngineOptions,
-  type LiveLogger,
-  type LiveQuery,
-  type LiveStats,
-  type RunQuery,
-  type Subscriber,
-} from './types.js';
+import { serializePayload, type LiveEngine, type LiveEngineOptions, type LiveLogger, type LiveQuery, type LiveStats, type RunQuery, type Subscriber } from './types.js';
 
 export type { LiveEngine, LiveEngineOptions } from './types.js';
 

@@ -8,9 +8,7 @@ const key = (...args: Parameters<typeof query>) => queryKey(query(...args));
 describe('queryKey', () => {
   it('is the same for the same query written differently', () => {
     expect(key('list', TASKS, { ownerId: { eq: 'a' }, priority: { gt: 1 } })).toBe(key('list', TASKS, { priority: { gt: 1 }, ownerId: { eq: 'a' } }));
-    expect(key('list', TASKS, { and: [{ ownerId: { eq: 'a' } }, { and: [{ priority: { gt: 1 } }] }] })).toBe(
-      key('list', TASKS, { priority: { gt: 1 }, ownerId: { eq: 'a' } }),
-    );
+    expect(key('list', TASKS, { and: [{ ownerId: { eq: 'a' } }, { and: [{ priority: { gt: 1 } }] }] })).toBe(key('list', TASKS, { priority: { gt: 1 }, ownerId: { eq: 'a' } }));
     expect(key('count', TASKS, { ownerId: { in: ['b', 'a', 'a'] } })).toBe(key('count', TASKS, { ownerId: { in: ['a', 'b'] } }));
     expect(key('count', TASKS, { or: [{ title: { eq: 'x' } }, { title: { eq: 'y' } }] })).toBe(key('count', TASKS, { or: [{ title: { eq: 'y' } }, { title: { eq: 'x' } }] }));
     expect(key('list', TASKS, {}, { offset: 0 })).toBe(key('list', TASKS, {}, {}));

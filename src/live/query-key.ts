@@ -36,10 +36,7 @@ export function whereKey(node: WhereNode): string {
     case 'not':
       return `["not",${whereKey(node.item)}]`;
     case 'cmp': {
-      const value =
-        (node.op === 'in' || node.op === 'nin') && Array.isArray(node.value)
-          ? `[${sortedUnique(node.value.map((v) => JSON.stringify(v))).join(',')}]`
-          : JSON.stringify(node.value ?? null);
+      const value = (node.op === 'in' || node.op === 'nin') && Array.isArray(node.value) ? `[${sortedUnique(node.value.map((v) => JSON.stringify(v))).join(',')}]` : JSON.stringify(node.value ?? null);
       return `["${node.op}",${JSON.stringify(node.column.name)},${value}]`;
     }
   }

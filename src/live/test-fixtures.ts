@@ -41,11 +41,7 @@ export const USERS: CollectionModel = model.collections.get('users')!;
 export const BOARD: CollectionModel = model.collections.get('task_board')!;
 
 /** A plan as the pipeline builds it (the real where parser, default order unless given). */
-export function plan(
-  c: CollectionModel,
-  where: unknown = {},
-  opts: { limit?: number; offset?: number; orderBy?: { column: string; direction?: 'asc' | 'desc' }[] } = {},
-): ReadPlan {
+export function plan(c: CollectionModel, where: unknown = {}, opts: { limit?: number; offset?: number; orderBy?: { column: string; direction?: 'asc' | 'desc' }[] } = {}): ReadPlan {
   const order: OrderTerm[] = (opts.orderBy ?? c.defaultOrder).map((o) => ({ column: c.columns.get(o.column)!, direction: o.direction ?? 'asc' }));
   return Object.freeze({ collection: c, where: parseWhere(c, where), orderBy: order, limit: opts.limit, offset: opts.offset });
 }

@@ -113,7 +113,12 @@ describe('openStream over HTTP', () => {
     sink.error('{"error":{"code":"INVALID_TOKEN","message":"x"}}');
     await waitFor(() => got.ended, 'end of response');
     expect(got.body).toBe('{"data":null}\n{"data":{"id":"tk_1"}}\n{"error":{"code":"INVALID_TOKEN","message":"x"}}\n');
-    expect(got.body.split('\n').filter(Boolean).map((l) => JSON.parse(l))).toHaveLength(3);
+    expect(
+      got.body
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    ).toHaveLength(3);
   });
 
   it('sends heartbeats: an SSE comment, an empty NDJSON line', async () => {

@@ -36,7 +36,7 @@ function signUpBody(ctx: DocContext, c: CollectionModel): JsonSchema {
       table: nameEnum([c.name]),
       email,
       password: passwordSchema(ctx),
-      object: { type: 'object', description: 'extra row fields: only the table\'s signUpFields', properties: fields, additionalProperties: false },
+      object: { type: 'object', description: "extra row fields: only the table's signUpFields", properties: fields, additionalProperties: false },
     },
     additionalProperties: false,
     example: { type: 'signUp', table: c.name, email: 'ann@example.com', password: 'correct horse battery' },
@@ -80,28 +80,49 @@ function sessionOk(ctx: DocContext, schema: string, description: string): JsonSc
 
 export const authRoutes: readonly RouteDoc[] = [
   {
-    method: 'POST', path: '/auth/sign-up', group: 'auth', operationId: 'signUp', summary: 'Sign up to an auth table',
+    method: 'POST',
+    path: '/auth/sign-up',
+    group: 'auth',
+    operationId: 'signUp',
+    summary: 'Sign up to an auth table',
     describe: (ctx) => ({
-      description: 'Creates the row with isVerified false. A taken email is 409; fields outside signUpFields are 400; without auth rules (canSignUp) it is 403. A table that is not an auth table is 404.',
+      description:
+        'Creates the row with isVerified false. A taken email is 409; fields outside signUpFields are 400; without auth rules (canSignUp) it is 403. A table that is not an auth table is 404.',
       security: [],
       requestBody: body(perTableBody(ctx.authTables, 'SignUpBody')),
-      responses: { '200': sessionOk(ctx, 'AuthSession', 'The new user and a token pair'), ...errors('BadRequest', 'Forbidden', 'NotFound', 'Conflict', 'PayloadTooLarge', 'RateLimited', 'Internal', 'Unavailable') },
+      responses: {
+        '200': sessionOk(ctx, 'AuthSession', 'The new user and a token pair'),
+        ...errors('BadRequest', 'Forbidden', 'NotFound', 'Conflict', 'PayloadTooLarge', 'RateLimited', 'Internal', 'Unavailable'),
+      },
     }),
   },
   {
-    method: 'POST', path: '/auth/sign-in', group: 'auth', operationId: 'signIn', summary: 'Sign in with email and password',
+    method: 'POST',
+    path: '/auth/sign-in',
+    group: 'auth',
+    operationId: 'signIn',
+    summary: 'Sign in with email and password',
     describe: (ctx) => ({
       description: 'A wrong password and an unknown email answer the same 401 INVALID_CREDENTIALS. canSignIn may refuse (403).',
       security: [],
       requestBody: body(
-        { type: 'object', required: ['type', 'table', 'email', 'password'], properties: { type: typeEnum('signIn'), table: authTableName(ctx), email, password: anyPassword }, additionalProperties: false },
+        {
+          type: 'object',
+          required: ['type', 'table', 'email', 'password'],
+          properties: { type: typeEnum('signIn'), table: authTableName(ctx), email, password: anyPassword },
+          additionalProperties: false,
+        },
         { type: 'signIn', table: firstAuth(ctx), email: 'ann@example.com', password: 'correct horse battery' },
       ),
       responses: { '200': sessionOk(ctx, 'AuthSession', 'The user and a token pair'), ...errors('BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'RateLimited', 'Internal') },
     }),
   },
   {
-    method: 'POST', path: '/auth/verify-email', group: 'auth', operationId: 'verifyEmail', summary: 'Send (or resend) the verification email',
+    method: 'POST',
+    path: '/auth/verify-email',
+    group: 'auth',
+    operationId: 'verifyEmail',
+    summary: 'Send (or resend) the verification email',
     describe: (ctx) => ({
       security: [],
       description: 'Answers 200 whether or not the address is known; sent only to an unverified user. 403 when the table has no auth rules.',
@@ -113,7 +134,11 @@ export const authRoutes: readonly RouteDoc[] = [
     }),
   },
   {
-    method: 'POST', path: '/auth/confirm', group: 'auth', operationId: 'confirm', summary: 'Confirm an email or a password reset with the emailed token',
+    method: 'POST',
+    path: '/auth/confirm',
+    group: 'auth',
+    operationId: 'confirm',
+    summary: 'Confirm an email or a password reset with the emailed token',
     describe: () => ({
       description: 'An unknown, used or expired token is 400 INVALID_CONFIRMATION_TOKEN. A confirmed reset revokes every session of the user.',
       security: [],
@@ -128,7 +153,11 @@ export const authRoutes: readonly RouteDoc[] = [
     }),
   },
   {
-    method: 'POST', path: '/auth/reset-password', group: 'auth', operationId: 'resetPassword', summary: 'Send a password-reset email',
+    method: 'POST',
+    path: '/auth/reset-password',
+    group: 'auth',
+    operationId: 'resetPassword',
+    summary: 'Send a password-reset email',
     describe: (ctx) => ({
       description: 'Answers 200 whether or not the email exists; canPasswordReset may silently suppress the email (SPEC §13.3).',
       security: [],
@@ -140,16 +169,27 @@ export const authRoutes: readonly RouteDoc[] = [
     }),
   },
   {
-    method: 'POST', path: '/auth/refresh', group: 'auth', operationId: 'refresh', summary: 'Exchange a refresh token for a new pair',
+    method: 'POST',
+    path: '/auth/refresh',
+    group: 'auth',
+    operationId: 'refresh',
+    summary: 'Exchange a refresh token for a new pair',
     describe: (ctx) => ({
       description: 'Refresh tokens rotate on use; reusing a rotated one revokes that session (401 INVALID_TOKEN).',
       security: [],
-      requestBody: body({ type: 'object', required: ['refreshToken'], properties: { refreshToken: { type: 'string' }, table: rateLimitTable(ctx) }, additionalProperties: false }, { refreshToken: 'rt_...' }),
+      requestBody: body(
+        { type: 'object', required: ['refreshToken'], properties: { refreshToken: { type: 'string' }, table: rateLimitTable(ctx) }, additionalProperties: false },
+        { refreshToken: 'rt_...' },
+      ),
       responses: { '200': sessionOk(ctx, 'AuthSession', 'The user and a new token pair'), ...errors('BadRequest', 'Unauthorized', 'RateLimited', 'Internal') },
     }),
   },
   {
-    method: 'POST', path: '/auth/logout', group: 'auth', operationId: 'logout', summary: 'Revoke the session of the bearer token',
+    method: 'POST',
+    path: '/auth/logout',
+    group: 'auth',
+    operationId: 'logout',
+    summary: 'Revoke the session of the bearer token',
     describe: () => ({
       description: 'Revokes the session and its access token.',
       security: [{ bearerAuth: [] }],

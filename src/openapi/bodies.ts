@@ -51,7 +51,12 @@ export function bodySchemas(c: CollectionModel): Record<string, JsonSchema> {
   const w = whereExample(c);
   const parts: Partial<Record<BodyPart, JsonSchema>> = {
     GetBody: body(c, ['where'], { where, expand: { type: 'array', maxItems: 0, items: { type: 'string' }, description: 'only [] is supported' } }, { where: w }),
-    ListBody: body(c, [], { where, limit: limitList, offset, order_by: partRef(c, 'OrderBy') }, { where: {}, limit: 20, offset: 0, order_by: [{ column: c.defaultOrder[0]?.column ?? 'id', direction: 'desc' }] }),
+    ListBody: body(
+      c,
+      [],
+      { where, limit: limitList, offset, order_by: partRef(c, 'OrderBy') },
+      { where: {}, limit: 20, offset: 0, order_by: [{ column: c.defaultOrder[0]?.column ?? 'id', direction: 'desc' }] },
+    ),
     CountBody: body(c, [], { where }, { where: {} }),
   };
   if (c.kind === 'table') {

@@ -78,10 +78,16 @@ describe('sortable, creatable and updatable columns', () => {
 
   it('every creatable and updatable column is accepted with its example value; hidden ones are refused', () => {
     for (const col of things.columnList.filter(isCreatable)) {
-      expect(accepts(() => checkCreateObject(things, { [col.name]: exampleValue(things, col) }, '/object')), col.name).toBe(true);
+      expect(
+        accepts(() => checkCreateObject(things, { [col.name]: exampleValue(things, col) }, '/object')),
+        col.name,
+      ).toBe(true);
     }
     for (const col of things.columnList.filter(isUpdatable)) {
-      expect(accepts(() => checkUpdates(things, [{ column: col.name, value: exampleValue(things, col) }])), col.name).toBe(true);
+      expect(
+        accepts(() => checkUpdates(things, [{ column: col.name, value: exampleValue(things, col) }])),
+        col.name,
+      ).toBe(true);
     }
     expect(isCreatable(members.columns.get('password')!)).toBe(false);
     expect(accepts(() => checkCreateObject(members, { password: 'secret-secret' }, '/object'))).toBe(false);

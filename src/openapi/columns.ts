@@ -84,5 +84,4 @@ export const isSortable = (col: ColumnModel): boolean => !col.hidden && col.spec
 
 export const isNumeric = (col: ColumnModel): boolean => col.spec.kind === 'integer' || col.spec.kind === 'real';
 
-export const isTimestamp = (col: ColumnModel): boolean =>
-  col.spec.kind === 'timestamp' || col.spec.kind === 'createdAt' || col.spec.kind === 'updatedAt' || col.spec.kind === 'updatedWhen';
+export const isTimestamp = (col: ColumnModel): boolean => col.spec.kind === 'timestamp' || col.spec.kind === 'createdAt' || col.spec.kind === 'updatedAt' || col.spec.kind === 'updatedWhen';

@@ -47,8 +47,16 @@ interface ErrorResponse {
 
 /** One reusable response per status; a route lists the ones it can answer. */
 export const ERROR_RESPONSES = {
-  BadRequest: { status: 400, codes: ['BAD_REQUEST', 'HOOK_REJECTED', 'INVALID_CONFIRMATION_TOKEN'], description: 'Malformed body, unknown column, wrong value type, or a before-hook rejected the write' },
-  Unauthorized: { status: 401, codes: ['INVALID_TOKEN', 'UNAUTHENTICATED', 'INVALID_CREDENTIALS'], description: 'A bad or expired bearer token, a missing one on an admin route, or failed credentials' },
+  BadRequest: {
+    status: 400,
+    codes: ['BAD_REQUEST', 'HOOK_REJECTED', 'INVALID_CONFIRMATION_TOKEN'],
+    description: 'Malformed body, unknown column, wrong value type, or a before-hook rejected the write',
+  },
+  Unauthorized: {
+    status: 401,
+    codes: ['INVALID_TOKEN', 'UNAUTHENTICATED', 'INVALID_CREDENTIALS'],
+    description: 'A bad or expired bearer token, a missing one on an admin route, or failed credentials',
+  },
   Forbidden: { status: 403, codes: ['FORBIDDEN'], description: 'A rule denied, a row failed the row filter, or a write named a view' },
   NotFound: { status: 404, codes: ['NOT_FOUND'], description: 'No such table, view, row, photo or custom operation' },
   Conflict: { status: 409, codes: ['CONFLICT'], description: 'A unique constraint' },

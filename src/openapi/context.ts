@@ -13,18 +13,7 @@ export type OperationObject = { [key: string]: unknown };
 
 export type SchemaPart = 'Row' | 'Create' | 'Where' | 'Update' | 'OrderBy';
 
-export type BodyPart =
-  | 'GetBody'
-  | 'ListBody'
-  | 'CountBody'
-  | 'CreateBody'
-  | 'CreateManyBody'
-  | 'UpdateBody'
-  | 'UpdateManyBody'
-  | 'DeleteBody'
-  | 'DeleteManyBody'
-  | 'CustomBody'
-  | 'SignUpBody';
+export type BodyPart = 'GetBody' | 'ListBody' | 'CountBody' | 'CreateBody' | 'CreateManyBody' | 'UpdateBody' | 'UpdateManyBody' | 'DeleteBody' | 'DeleteManyBody' | 'CustomBody' | 'SignUpBody';
 
 export interface DocContext {
   readonly model: ProjectModel;

@@ -83,7 +83,10 @@ export function buildOpenApi(model: ProjectModel, routes: readonly RouteInfo[], 
     servers: [{ url: options.serverUrl ?? 'http://localhost:8080' }],
     // `{}` first: a token is optional unless an operation says otherwise (SPEC §8, rules see null).
     security: [{}, { bearerAuth: [] }],
-    tags: Object.keys(TAGS).filter((t) => groups.has(t)).map((name) => ({ name, description: TAGS[name] })).concat([...groups].filter((g) => !TAGS[g]).map((name) => ({ name, description: name }))),
+    tags: Object.keys(TAGS)
+      .filter((t) => groups.has(t))
+      .map((name) => ({ name, description: TAGS[name] }))
+      .concat([...groups].filter((g) => !TAGS[g]).map((name) => ({ name, description: name }))),
     paths,
     components: { schemas, responses: errorResponses(), headers: headers(), securitySchemes: securitySchemes() },
   };

@@ -25,7 +25,7 @@ export function photoSchemas(): Record<string, JsonSchema> {
         id: photoId,
         mimeType: { type: 'string', example: 'image/png' },
         size: { type: 'integer', minimum: 0, description: 'bytes' },
-        ownerId: { type: 'string', nullable: true, description: 'the uploader\'s user id, or null' },
+        ownerId: { type: 'string', nullable: true, description: "the uploader's user id, or null" },
         width: nullableInt,
         height: nullableInt,
         createdAt: timestampOutput(),
@@ -39,7 +39,11 @@ const idParam: JsonSchema = { name: 'id', in: 'path', required: true, schema: ph
 
 export const photoRoutes: readonly RouteDoc[] = [
   {
-    method: 'POST', path: '/img', group: 'photos', operationId: 'uploadPhoto', summary: 'Upload a photo',
+    method: 'POST',
+    path: '/img',
+    group: 'photos',
+    operationId: 'uploadPhoto',
+    summary: 'Upload a photo',
     describe: (ctx) => ({
       description: `A multipart form with one file part named \`file\`, or the raw bytes with an image content type. At most ${maxBytes(ctx)} bytes (413, cut off as soon as it passes); types ${allowedTypes(ctx).join(', ')} decided from the bytes (415). Then canUpload (default deny).`,
       requestBody: {
@@ -50,13 +54,20 @@ export const photoRoutes: readonly RouteDoc[] = [
         },
       },
       responses: {
-        '200': withHeaders(jsonOk('The stored photo', schemaRef('Photo'), { id: exampleId('ph'), mimeType: 'image/png', size: 1024, ownerId: null, width: 64, height: 64, createdAt: '2026-11-22T10:00:00.000Z' }), RATE_LIMIT_HEADERS),
+        '200': withHeaders(
+          jsonOk('The stored photo', schemaRef('Photo'), { id: exampleId('ph'), mimeType: 'image/png', size: 1024, ownerId: null, width: 64, height: 64, createdAt: '2026-11-22T10:00:00.000Z' }),
+          RATE_LIMIT_HEADERS,
+        ),
         ...errors('BadRequest', 'Unauthorized', 'Forbidden', 'PayloadTooLarge', 'UnsupportedMediaType', 'RateLimited', 'Internal', 'Unavailable'),
       },
     }),
   },
   {
-    method: 'GET', path: '/img/:id', group: 'photos', operationId: 'getPhoto', summary: 'Serve a photo (or a thumbnail)',
+    method: 'GET',
+    path: '/img/:id',
+    group: 'photos',
+    operationId: 'getPhoto',
+    summary: 'Serve a photo (or a thumbnail)',
     describe: (ctx) => ({
       description: 'canView(jwt, photo) decides (default allow). A thumbnail fits inside WxH keeping the aspect ratio and the format; it is made once and cached.',
       parameters: [
@@ -88,7 +99,11 @@ export const photoRoutes: readonly RouteDoc[] = [
     }),
   },
   {
-    method: 'DELETE', path: '/img/:id', group: 'photos', operationId: 'deletePhoto', summary: 'Delete a photo',
+    method: 'DELETE',
+    path: '/img/:id',
+    group: 'photos',
+    operationId: 'deletePhoto',
+    summary: 'Delete a photo',
     describe: () => ({
       description: 'canDelete(jwt, photo) decides (default deny). The file and its thumbnails are gone.',
       parameters: [idParam],

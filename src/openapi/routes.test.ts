@@ -57,7 +57,7 @@ describe('swagger routes', () => {
     expect(parse(y.body)).toEqual(JSON.parse(call(swaggerJson, app).body));
   });
 
-  it('generates once per app, and each app gets its own project\'s document', () => {
+  it("generates once per app, and each app gets its own project's document", () => {
     const a = fakeApp();
     const b = fakeApp(kitchenSinkModel());
     const first = renderedDocument(a);

@@ -14,7 +14,10 @@ const obj = (properties: Record<string, JsonSchema>, extra: JsonSchema = {}): Js
 export function systemSchemas(): Record<string, JsonSchema> {
   const recipients: JsonSchema = {
     description: 'one address or a list (at most 50)',
-    oneOf: [{ type: 'string', format: 'email' }, { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', format: 'email' } }],
+    oneOf: [
+      { type: 'string', format: 'email' },
+      { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', format: 'email' } },
+    ],
   };
   return {
     Metrics: obj({
@@ -46,7 +49,7 @@ export function systemSchemas(): Record<string, JsonSchema> {
         to: recipients,
         template: { type: 'string', description: 'a project template, or the built-in verifyEmail / resetPassword' },
         variables: { type: 'object', additionalProperties: true },
-        subject: { type: 'string', description: 'replaces the template\'s own subject' },
+        subject: { type: 'string', description: "replaces the template's own subject" },
       },
       additionalProperties: false,
     },
@@ -65,7 +68,11 @@ const adminOnly = { security: [{ bearerAuth: [] }] };
 
 export const systemRoutes: readonly RouteDoc[] = [
   {
-    method: 'GET', path: '/health', group: 'system', operationId: 'health', summary: 'Health check',
+    method: 'GET',
+    path: '/health',
+    group: 'system',
+    operationId: 'health',
+    summary: 'Health check',
     describe: () => ({
       ...publicRoute,
       responses: {
@@ -75,15 +82,27 @@ export const systemRoutes: readonly RouteDoc[] = [
     }),
   },
   {
-    method: 'GET', path: '/swagger.json', group: 'system', operationId: 'openApiJson', summary: 'This OpenAPI document as JSON',
+    method: 'GET',
+    path: '/swagger.json',
+    group: 'system',
+    operationId: 'openApiJson',
+    summary: 'This OpenAPI document as JSON',
     describe: () => ({ ...publicRoute, responses: { '200': { description: 'OpenAPI 3.0.3', content: { 'application/json': { schema: { type: 'object' } } } } } }),
   },
   {
-    method: 'GET', path: '/swagger.yaml', group: 'system', operationId: 'openApiYaml', summary: 'This OpenAPI document as YAML',
+    method: 'GET',
+    path: '/swagger.yaml',
+    group: 'system',
+    operationId: 'openApiYaml',
+    summary: 'This OpenAPI document as YAML',
     describe: () => ({ ...publicRoute, responses: { '200': { description: 'OpenAPI 3.0.3', content: { 'text/yaml': { schema: { type: 'string' } } } } } }),
   },
   {
-    method: 'GET', path: '/dashboard/metrics', group: 'dashboard', operationId: 'dashboardMetrics', summary: 'Server metrics (admin)',
+    method: 'GET',
+    path: '/dashboard/metrics',
+    group: 'dashboard',
+    operationId: 'dashboardMetrics',
+    summary: 'Server metrics (admin)',
     describe: () => ({
       ...adminOnly,
       description: 'Admin token only: 401 without a token, 403 for a non-admin. With `Accept: text/plain` the same in the Prometheus text format.',
@@ -100,10 +119,14 @@ export const systemRoutes: readonly RouteDoc[] = [
     }),
   },
   {
-    method: 'POST', path: '/email', group: 'email', operationId: 'sendEmail', summary: 'Send an email (admin or email.canSend)',
+    method: 'POST',
+    path: '/email',
+    group: 'email',
+    operationId: 'sendEmail',
+    summary: 'Send an email (admin or email.canSend)',
     describe: () => ({
       ...adminOnly,
-      description: 'An admin token, or a caller the project\'s email.canSend allows. No token: 401 UNAUTHENTICATED; refused: 403. An unknown template is 404.',
+      description: "An admin token, or a caller the project's email.canSend allows. No token: 401 UNAUTHENTICATED; refused: 403. An unknown template is 404.",
       requestBody: {
         required: true,
         content: {
@@ -120,7 +143,11 @@ export const systemRoutes: readonly RouteDoc[] = [
     }),
   },
   {
-    method: 'GET', path: '/_', group: 'dashboard', operationId: 'dashboardPage', summary: 'The admin dashboard (HTML)',
+    method: 'GET',
+    path: '/_',
+    group: 'dashboard',
+    operationId: 'dashboardPage',
+    summary: 'The admin dashboard (HTML)',
     describe: () => ({
       ...publicRoute,
       description: 'The page signs in against an admin auth table and then calls the admin-only /dashboard/ routes.',

@@ -105,8 +105,7 @@ export async function servePhoto(req: IncomingMessage, res: ServerResponse, opti
     }
     res.setHeader('Accept-Ranges', 'bytes');
     // Range is defined for GET only (§14.2); HEAD answers what a plain GET would.
-    const range =
-      req.method === 'GET' && ifRangeHolds(req.headers['if-range'] as string | undefined, etag) ? parseRange(req.headers.range, size) : { kind: 'none' as const };
+    const range = req.method === 'GET' && ifRangeHolds(req.headers['if-range'] as string | undefined, etag) ? parseRange(req.headers.range, size) : { kind: 'none' as const };
     if (range.kind === 'unsatisfiable') {
       const body = JSON.stringify({ error: { code: 'RANGE_NOT_SATISFIABLE', message: 'The requested range is not satisfiable' } });
       res.setHeader('Content-Range', `bytes */${size}`);

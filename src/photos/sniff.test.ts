@@ -72,7 +72,7 @@ describe('sniffing hostile input', () => {
   it('never throws on random bytes behind each signature', () => {
     const heads = [[0xff, 0xd8, 0xff], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], [...Buffer.from('GIF89a')], [...Buffer.from('RIFF\x10\0\0\0WEBPVP8X')]];
     let seed = 12345;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) & 0xff);
+    const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) & 0xff;
     for (const head of heads) {
       for (let i = 0; i < 300; i++) {
         const tail = Buffer.alloc(rand() % 64, 0).map(() => rand());

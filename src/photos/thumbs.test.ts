@@ -55,8 +55,13 @@ describe('Thumbnailer', () => {
   }
 
   it('keeps every frame of an animated GIF', async () => {
-    const frame = (red: number) => sharp({ create: { width: 60, height: 30, channels: 3, background: { r: red, g: 0, b: 0 } } }).png().toBuffer();
-    const gif = await sharp(await Promise.all([frame(10), frame(200), frame(90)]), { join: { animated: true } }).gif().toBuffer();
+    const frame = (red: number) =>
+      sharp({ create: { width: 60, height: 30, channels: 3, background: { r: red, g: 0, b: 0 } } })
+        .png()
+        .toBuffer();
+    const gif = await sharp(await Promise.all([frame(10), frame(200), frame(90)]), { join: { animated: true } })
+      .gif()
+      .toBuffer();
     const id = 'ph_0000000000animated01';
     writeFileSync(store.path(id), gif);
     const photo: PhotoRow = { id, mimeType: 'image/gif', size: gif.length, ownerId: null, width: 60, height: 30, createdAt: '' };

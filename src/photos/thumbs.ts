@@ -136,7 +136,13 @@ export class Thumbnailer {
     const names = await readdir(dir);
     if (names.length < this.#maxPerPhoto) return;
     const aged = await Promise.all(
-      names.map(async (n) => ({ n, t: await stat(join(dir, n)).then((s) => s.mtimeMs, () => 0) })),
+      names.map(async (n) => ({
+        n,
+        t: await stat(join(dir, n)).then(
+          (s) => s.mtimeMs,
+          () => 0,
+        ),
+      })),
     );
     aged.sort((a, b) => a.t - b.t);
     for (const { n } of aged.slice(0, names.length - this.#maxPerPhoto + 1)) await rm(join(dir, n), { force: true });
@@ -152,7 +158,8 @@ export class Thumbnailer {
 
   #release(): void {
     const next = this.#waiting.shift();
-    if (next) next(); // the slot passes straight to the next waiter
+    if (next)
+      next(); // the slot passes straight to the next waiter
     else this.#running--;
   }
 }

@@ -263,9 +263,7 @@ function streamUpload(total: number, withLength: boolean, asMultipart = false): 
       if (!answered) reject(err);
     });
     makeImage('png', 8, 8).then((image) => {
-      const png = asMultipart
-        ? Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`), image])
-        : image;
+      const png = asMultipart ? Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`), image]) : image;
       const filler = Buffer.alloc(64 * 1024, 7);
       const pump = () => {
         while (!answered && written < total) {

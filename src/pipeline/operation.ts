@@ -5,21 +5,7 @@
 import type { CollectionModel } from '../core/model.js';
 import type { Jwt } from '../define/types.js';
 
-export type DataOp =
-  | 'get'
-  | 'list'
-  | 'count'
-  | 'create'
-  | 'createMany'
-  | 'update'
-  | 'updateMany'
-  | 'delete'
-  | 'deleteMany'
-  | 'custom'
-  | 'customMany'
-  | 'streamOne'
-  | 'streamList'
-  | 'streamCount';
+export type DataOp = 'get' | 'list' | 'count' | 'create' | 'createMany' | 'update' | 'updateMany' | 'delete' | 'deleteMany' | 'custom' | 'customMany' | 'streamOne' | 'streamList' | 'streamCount';
 
 export interface Operation {
   readonly op: DataOp;

@@ -92,8 +92,7 @@ export function trustedProxyList(trustedProxies: readonly string[]): BlockList {
 export function createClientIp(trustedProxies: readonly string[] = []): ClientIp {
   // Node reports peers already in canonical form (inet_ntop), except IPv4 peers of a dual-stack
   // socket, which arrive IPv4-mapped; only that needs rewriting on the hot path.
-  const socketIp = (socketAddress: string): string =>
-    socketAddress.startsWith('::ffff:') && isIPv4(socketAddress.slice(7)) ? socketAddress.slice(7) : socketAddress;
+  const socketIp = (socketAddress: string): string => (socketAddress.startsWith('::ffff:') && isIPv4(socketAddress.slice(7)) ? socketAddress.slice(7) : socketAddress);
   if (trustedProxies.length === 0) return socketIp;
   const trusted = trustedProxyList(trustedProxies);
   // BlockList.check costs microseconds (it builds a SocketAddress); the peers asking are mostly

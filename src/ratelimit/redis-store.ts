@@ -90,13 +90,7 @@ export class RedisRateLimitStore implements RateLimitStore<Promise<HitResult>> {
 
   async hit(key: string, policy: NormalizedPolicy, now: number): Promise<HitResult> {
     this.#seq = (this.#seq + 1) % Number.MAX_SAFE_INTEGER;
-    const args = [
-      this.#prefix + key,
-      this.#serverClock ? '' : String(Math.floor(now)),
-      String(policy.windowMs),
-      String(policy.maxRequests),
-      `${this.#instance}:${this.#seq}`,
-    ];
+    const args = [this.#prefix + key, this.#serverClock ? '' : String(Math.floor(now)), String(policy.windowMs), String(policy.maxRequests), `${this.#instance}:${this.#seq}`];
     return parseSlidingLogReply(await this.#eval(args), policy);
   }
 

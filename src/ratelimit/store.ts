@@ -40,14 +40,7 @@ export function secondsUntil(untilMs: number, now: number, windowMs: number): nu
 }
 
 /** Builds the outcome of one hit from the count in the window and the relevant timestamps. */
-export function hitResult(
-  allowed: boolean,
-  policy: NormalizedPolicy,
-  countAfter: number,
-  oldestMs: number,
-  unblockMs: number,
-  now: number,
-): HitResult {
+export function hitResult(allowed: boolean, policy: NormalizedPolicy, countAfter: number, oldestMs: number, unblockMs: number, now: number): HitResult {
   const remaining = policy.maxRequests - countAfter;
   return {
     allowed,

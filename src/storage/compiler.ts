@@ -49,8 +49,7 @@ export function source(d: Dialect, c: CollectionModel): string {
       const v = c.view;
       const cols = v.select.map((x) => `${d.quote(x.table)}.${d.quote(x.sql)} AS ${d.quote(c.columns.get(x.name)!.sql)}`);
       const joins = v.joins.map(
-        (j) =>
-          ` ${j.type === 'inner' ? 'INNER' : 'LEFT'} JOIN ${d.quote(j.table)} ON ${d.quote(j.left.table)}.${d.quote(j.left.sql)} = ${d.quote(j.right.table)}.${d.quote(j.right.sql)}`,
+        (j) => ` ${j.type === 'inner' ? 'INNER' : 'LEFT'} JOIN ${d.quote(j.table)} ON ${d.quote(j.left.table)}.${d.quote(j.left.sql)} = ${d.quote(j.right.table)}.${d.quote(j.right.sql)}`,
       );
       s = `(SELECT ${cols.join(', ')} FROM ${d.quote(v.from)}${joins.join('')}) AS ${d.quote(c.name)}`;
     }

@@ -6,20 +6,7 @@
  */
 import type { CollectionModel, ColumnModel } from '../core/model.js';
 
-export type CompareOp =
-  | 'eq'
-  | 'ne'
-  | 'gt'
-  | 'gte'
-  | 'lt'
-  | 'lte'
-  | 'in'
-  | 'nin'
-  | 'contains'
-  | 'startsWith'
-  | 'endsWith'
-  | 'isNull'
-  | 'has';
+export type CompareOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'nin' | 'contains' | 'startsWith' | 'endsWith' | 'isNull' | 'has';
 
 export type WhereNode =
   | { readonly kind: 'and'; readonly items: readonly WhereNode[] }

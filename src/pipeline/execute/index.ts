@@ -24,7 +24,6 @@ export interface Executed {
 
 const NONE: readonly Row[] = Object.freeze([]);
 
-
 export async function execute(rt: Runtime, o: Operation, plan: Plan, scope: Scope): Promise<Executed> {
   const options = { scope, trusted: false };
   switch (plan.kind) {

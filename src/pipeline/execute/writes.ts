@@ -85,28 +85,33 @@ function fullRow(rt: Runtime, c: CollectionModel, object: Record<string, unknown
 export async function createRows(c: CollectionModel, objects: Record<string, unknown>[], o: WriteOptions, many: boolean): Promise<WriteResult<Row[]>> {
   const { rt, context } = { rt: o.scope.rt, context: o.scope.context };
   const hooks = c.hooks;
-  const rows = await submit(rt, o, hooks?.afterCreateError && ((error) => runAfterHook(rt, 'afterCreateError', () => hooks.afterCreateError!(context, { object: many ? objects : objects[0], error }))), async (tx, changes) => {
-    const now = rt.now();
-    const out: Row[] = [];
-    for (let i = 0; i < objects.length; i++) {
-      const path = many ? `/objects/${i}` : '/object';
-      let object = objects[i]!;
-      if (hooks?.beforeCreate) {
-        let changed: unknown;
-        try {
-          changed = await hooks.beforeCreate(context, { ...object });
-        } catch (err) {
-          throw hookRejected(err);
+  const rows = await submit(
+    rt,
+    o,
+    hooks?.afterCreateError && ((error) => runAfterHook(rt, 'afterCreateError', () => hooks.afterCreateError!(context, { object: many ? objects : objects[0], error }))),
+    async (tx, changes) => {
+      const now = rt.now();
+      const out: Row[] = [];
+      for (let i = 0; i < objects.length; i++) {
+        const path = many ? `/objects/${i}` : '/object';
+        let object = objects[i]!;
+        if (hooks?.beforeCreate) {
+          let changed: unknown;
+          try {
+            changed = await hooks.beforeCreate(context, { ...object });
+          } catch (err) {
+            throw hookRejected(err);
+          }
+          if (changed) object = checkCreateObject(c, changed, path, true);
         }
-        if (changed) object = checkCreateObject(c, changed, path, true);
+        const row = await sql(insertRow(tx, rt.driver.dialect, c, fullRow(rt, c, object, now, path)));
+        await rowVisible(c, o, row);
+        changes.push({ table: c.name, op: 'insert', id: row.id, before: null, after: row });
+        out.push(row);
       }
-      const row = await sql(insertRow(tx, rt.driver.dialect, c, fullRow(rt, c, object, now, path)));
-      await rowVisible(c, o, row);
-      changes.push({ table: c.name, op: 'insert', id: row.id, before: null, after: row });
-      out.push(row);
-    }
-    return out;
-  });
+      return out;
+    },
+  );
   return {
     value: rows,
     after: async () => {
@@ -123,7 +128,8 @@ export async function updateRows(c: CollectionModel, read: ReadPlan, updates: Up
   const { rt, context } = { rt: o.scope.rt, context: o.scope.context };
   const hooks = c.hooks;
   const pairs: { before: Row; after: Row }[] = [];
-  const onError = hooks?.afterUpdateError && ((error: Error) => runAfterHook(rt, 'afterUpdateError', () => hooks.afterUpdateError!(context, { where: read.where, updates: asClientUpdates(updates), error })));
+  const onError =
+    hooks?.afterUpdateError && ((error: Error) => runAfterHook(rt, 'afterUpdateError', () => hooks.afterUpdateError!(context, { where: read.where, updates: asClientUpdates(updates), error })));
   await submit(rt, o, onError, async (tx, changes) => {
     const now = rt.now();
     const found = await selectRows(tx, rt.driver.dialect, read);
