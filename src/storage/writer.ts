@@ -123,6 +123,17 @@ export class WriteQueue {
         job.resolve(o.value);
       } else job.reject(o.error);
     });
-    if (changes.length > 0) for (const l of this.#listeners) l(changes);
+    if (changes.length > 0) {
+      for (const l of this.#listeners) {
+        // A listener's failure must never stall the writer: the writes are already committed.
+        try {
+          l(changes);
+        } catch (err) {
+          queueMicrotask(() => {
+            throw err;
+          });
+        }
+      }
+    }
   }
 }
