@@ -74,7 +74,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     await driver.close();
     throw err;
   }
-  const writer = new WriteQueue(driver, { maxPending: config.maxPendingWrites });
+  const writer = new WriteQueue(driver, { maxPending: config.maxPendingWrites, onListenerError: (err) => log.error({ err }, 'commit listener failed') });
   const auth = createAuthServices({
     secrets: { jwtSecret: config.jwtSecret, passwordSecret: config.passwordSecret },
     settings: project.auth,

@@ -24,6 +24,8 @@ export interface WriterOptions {
   maxPending?: number;
   /** Most jobs committed in one transaction. */
   maxBatch?: number;
+  /** Where a commit listener's failure is reported (the server logs it). */
+  onListenerError?: (err: unknown) => void;
 }
 
 export class WriteQueue {
@@ -35,11 +37,13 @@ export class WriteQueue {
   #maxBatch: number;
   #rejected = 0;
   #idle: (() => void)[] = [];
+  #onListenerError: (err: unknown) => void;
 
   constructor(driver: Driver, options: WriterOptions = {}) {
     this.#driver = driver;
     this.#maxPending = options.maxPending ?? 64;
     this.#maxBatch = options.maxBatch ?? 256;
+    this.#onListenerError = options.onListenerError ?? (() => {});
   }
 
   /** Jobs waiting for a transaction (the one running excluded). */
@@ -129,9 +133,7 @@ export class WriteQueue {
         try {
           l(changes);
         } catch (err) {
-          queueMicrotask(() => {
-            throw err;
-          });
+          this.#onListenerError(err);
         }
       }
     }
