@@ -60,7 +60,9 @@ describe('through the outbox folder', { timeout: 60_000 }, () => {
   const outbox = (): Mail[] => {
     const dir = join(dataDir, 'outbox');
     if (!existsSync(dir)) return [];
-    const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort();
     return files.map((file) => ({ file, ...JSON.parse(readFileSync(join(dir, file), 'utf8')) }));
   };
   /** Polls for the `nth` (1-based) message to `to` with `subject`. */

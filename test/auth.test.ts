@@ -294,7 +294,11 @@ describe('users row rules (SPEC §12)', { timeout: 60_000 }, () => {
     const self = await s.call('PATCH', '/db', { table: 'users', where: { id: { eq: b.user.id } }, updates: [{ column: 'isVerified', value: true }] }, bearer(b.accessToken));
     expect(self.json?.data?.isVerified ?? false).toBe(false);
     expect((await ownRow(b.accessToken, b.user.id)).json.data.isVerified).toBe(false);
-    expectError(await s.call('PATCH', '/db', { table: 'users', where: { id: { eq: b.user.id } }, updates: [{ column: 'password', value: 'plain text pw' }] }, bearer(b.accessToken)), 400, 'BAD_REQUEST');
+    expectError(
+      await s.call('PATCH', '/db', { table: 'users', where: { id: { eq: b.user.id } }, updates: [{ column: 'password', value: 'plain text pw' }] }, bearer(b.accessToken)),
+      400,
+      'BAD_REQUEST',
+    );
     expectError(await s.get('/db', { table: 'users', where: { password: { eq: 'x' } } }, bearer(b.accessToken)), 400, 'BAD_REQUEST');
   });
 });

@@ -45,6 +45,10 @@ function expectType(body: Body, type: string): void {
   if (body.type !== type) throw badRequest('/type', `type must be "${type}"`);
 }
 
+function sendInBackground(app: App, send: () => Promise<void>): void {
+  send().catch((err) => app.rt.log.error({ err }, 'auth email not sent'));
+}
+
 async function verdict(v: boolean | Promise<boolean> | undefined): Promise<boolean> {
   return (await v) === true;
 }
@@ -160,7 +164,9 @@ export async function verifyEmail(ctx: RequestContext): Promise<void> {
   if (body.type !== undefined) expectType(body, 'verifyEmail');
   const email = normalizeEmail(body.email, '/email');
   const user = await findUser(app.rt, c, 'email', email);
-  if (user && user.isVerified !== true) await app.rt.email!.sendVerification({ id: user.id, email }, c.name);
+  // Not awaited: an answer that waited for delivery would tell, by its status or its timing,
+  // whether the address has an account (SPEC §8).
+  if (user && user.isVerified !== true) sendInBackground(app, () => app.rt.email!.sendVerification({ id: user.id, email }, c.name));
   sendEmpty(ctx);
 }
 
@@ -174,7 +180,7 @@ export async function resetPassword(ctx: RequestContext): Promise<void> {
   const email = normalizeEmail(body.email, '/email');
   const allowed = await verdict(c.auth!.options.authRules?.canPasswordReset?.({ email }));
   const user = allowed ? await findUser(app.rt, c, 'email', email) : null;
-  if (user) await app.rt.email!.sendPasswordReset({ id: user.id, email }, c.name);
+  if (user) sendInBackground(app, () => app.rt.email!.sendPasswordReset({ id: user.id, email }, c.name));
   sendEmpty(ctx);
 }
 

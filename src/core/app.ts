@@ -120,6 +120,9 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   // Validated now (a bad schedule fails the start); timers begin once the server listens.
   let cron: Scheduler | undefined;
   const purge = setInterval(() => void auth.sessions.purgeExpired().catch((err) => log.warn({ err }, 'session purge failed')), 3_600_000).unref();
+  // Revocations written by another process (`tablebase admin create`, another node) reach this
+  // one's in-memory list within seconds.
+  const revocations = setInterval(() => void auth.sessions.loadRevocations().catch((err) => log.warn({ err }, 'revocation reload failed')), 5_000).unref();
   let server: Server | undefined;
 
   const app: App = {
@@ -147,6 +150,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
       }),
     close: async () => {
       clearInterval(purge);
+      clearInterval(revocations);
       await cron?.stop();
       if (server) {
         const closed = new Promise<void>((r) => server!.close(() => r()));
