@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './helpers/server.js';
+import { pause, until } from './helpers/poll.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -19,18 +20,7 @@ let seq = 0;
 /** A title prefix no other test uses. */
 const tag = () => `h${Date.now().toString(36)}${seq++}`;
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `read` until `done` holds (queued hook work lands after the answer), then answers the last value. */
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
-    await pause(50);
-  }
-}
 
 async function list(table: string, where: object): Promise<any[]> {
   const r = await s.get('/db/list', { table, where, limit: 1000 });

@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, ROOT, secret, startServer, type TestServer } from './helpers/server.js';
 import { openStream as open, type Frame, type OpenOptions, type StreamClient } from './helpers/stream-client.js';
+import { pause, until } from './helpers/poll.js';
 
 const ADMIN = { email: 'streams-admin@example.com', password: 'admin-pass-1234' };
 let s: TestServer;
@@ -59,7 +60,6 @@ afterAll(async () => {
 let seq = 0;
 /** A title no other test uses, so each test sees only its own rows. */
 const tag = () => `s${Date.now().toString(36)}${seq++}`;
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const data = (f: Frame) => f.json.data;
 
 async function write(method: string, path: string, body: unknown, headers?: Record<string, string>): Promise<any> {
@@ -69,16 +69,6 @@ async function write(method: string, path: string, body: unknown, headers?: Reco
 }
 const createTask = (object: Record<string, unknown>) => write('POST', '/db', { table: 'tasks', object });
 
-/** Polls until `done` holds; answers the last value. */
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
-    await pause(100);
-  }
-}
 const openStreams = async (): Promise<number> => {
   const r = await s.get('/dashboard/metrics', {}, admin);
   expect(r.status, r.text).toBe(200);

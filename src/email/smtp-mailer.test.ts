@@ -8,6 +8,7 @@ import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { ApiError } from '../core/errors.js';
 import type { Logger } from '../define/types.js';
 import { createEmailService, type EmailService } from './index.js';
+import { decodeWords, parseMessage } from '../../test/helpers/smtp.js';
 import { describeSmtp, parseSmtpUrl } from './smtp-mailer.js';
 
 interface Received {
@@ -76,59 +77,6 @@ function emailService(smtpUrl: string): EmailService {
 }
 
 // --- a small MIME reader: enough for what nodemailer produces (RFC 2045/2046) ---
-
-function splitHead(raw: string): { headers: Map<string, string>; body: string } {
-  const at = raw.indexOf('\r\n\r\n');
-  const head = raw.slice(0, at).replace(/\r\n[ \t]+/g, ' '); // unfold (RFC 5322 §2.2.3)
-  const headers = new Map<string, string>();
-  for (const line of head.split('\r\n')) {
-    const colon = line.indexOf(':');
-    headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
-  }
-  return { headers, body: raw.slice(at + 4) };
-}
-
-function decodeBody(headers: Map<string, string>, body: string): string {
-  const encoding = (headers.get('content-transfer-encoding') ?? '7bit').toLowerCase();
-  if (encoding === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
-  if (encoding === 'quoted-printable') {
-    const bytes = body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-    return Buffer.from(bytes, 'latin1').toString('utf8');
-  }
-  return body;
-}
-
-/** RFC 2047 encoded words (`=?UTF-8?Q?…?=` / `=?UTF-8?B?…?=`), as nodemailer writes non-ASCII headers. */
-function decodeWords(value: string): string {
-  return value.replace(/\?=\s+=\?/g, '?==?').replace(/=\?UTF-8\?([QB])\?([^?]*)\?=/gi, (_m, kind: string, data: string) =>
-    kind.toUpperCase() === 'B'
-      ? Buffer.from(data, 'base64').toString('utf8')
-      : Buffer.from(
-          data.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))),
-          'latin1',
-        ).toString('utf8'),
-  );
-}
-
-/** The message's headers and its text/plain and text/html parts, decoded. */
-function parseMessage(raw: string): { headers: Map<string, string>; text?: string; html?: string } {
-  const { headers, body } = splitHead(raw);
-  const out: { headers: Map<string, string>; text?: string; html?: string } = { headers };
-  const visit = (h: Map<string, string>, b: string): void => {
-    const type = h.get('content-type') ?? 'text/plain';
-    const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
-    if (type.startsWith('multipart/') && boundary) {
-      const parts = b.split(`--${boundary}`).slice(1, -1);
-      for (const part of parts) {
-        const p = splitHead(part.replace(/^\r\n/, ''));
-        visit(p.headers, p.body.replace(/\r\n$/, ''));
-      }
-    } else if (type.startsWith('text/plain')) out.text = decodeBody(h, b);
-    else if (type.startsWith('text/html')) out.html = decodeBody(h, b);
-  };
-  visit(headers, body.replace(/\r\n$/, ''));
-  return out;
-}
 
 describe('parseSmtpUrl', () => {
   it('reads smtp and smtps URLs with default ports and decoded credentials', () => {
