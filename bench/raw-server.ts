@@ -14,7 +14,13 @@ db.exec(
   `CREATE TABLE IF NOT EXISTS items (id TEXT PRIMARY KEY, title TEXT NOT NULL, n INTEGER NOT NULL DEFAULT 0, done INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`,
 );
 const cols = `id, title, n, done, created_at AS createdAt, updated_at AS updatedAt`;
-const list = db.prepare(`SELECT ${cols} FROM items ORDER BY id ASC LIMIT ?`);
+// LIMIT as a literal, as Tablebase writes it: a bound LIMIT is measurably slower in SQLite.
+const lists = new Map<number, Database.Statement>();
+const list = (limit: number) => {
+  let s = lists.get(limit);
+  if (!s) lists.set(limit, (s = db.prepare(`SELECT ${cols} FROM items ORDER BY id ASC LIMIT ${Math.trunc(limit)}`)));
+  return s;
+};
 const count = db.prepare('SELECT COUNT(*) AS n FROM items');
 const get = db.prepare(`SELECT ${cols} FROM items WHERE id = ? ORDER BY id ASC LIMIT 1`);
 const insert = db.prepare(`INSERT INTO items (id, title, n, done, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${cols}`);
@@ -30,7 +36,7 @@ createServer((req, res) => {
   const url = req.url!;
   if (url.startsWith('/db/list')) {
     const body = JSON.parse(new URLSearchParams(url.slice(url.indexOf('?') + 1)).get('body')!);
-    send(res, JSON.stringify({ data: { items: list.all(body.limit).map(fix), total: (count.get() as any).n } }));
+    send(res, JSON.stringify({ data: { items: list(body.limit).all().map(fix), total: (count.get() as any).n } }));
   } else if (req.method === 'GET' && url.startsWith('/db?')) {
     const body = JSON.parse(new URLSearchParams(url.slice(url.indexOf('?') + 1)).get('body')!);
     send(res, JSON.stringify({ data: fix(get.get(body.where.id.eq)) }));
