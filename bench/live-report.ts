@@ -86,7 +86,11 @@ export function report(r: Report): void {
   out.push('', `Server-side open streams (/dashboard/metrics): after opening ${s.m1}, after the load run ${s.m2}, at the peak ${s.m3}.`);
   out.push(`Closed ${s.closed} streams from the client: the server reported ${s.openAfterClose} open after ${s.releaseMs.toFixed(0)} ms.`);
   out.push(`Client view before closing: ${JSON.stringify(r.clientHealth)}`);
-  out.push(`Opening: ${Object.entries(r.opens).map(([g, o]) => `${g} ${o.opened} in ${(o.ms / 1000).toFixed(1)} s (refused ${o.refused}, failed ${o.failed})`).join('; ')}`);
+  out.push(
+    `Opening: ${Object.entries(r.opens)
+      .map(([g, o]) => `${g} ${o.opened} in ${(o.ms / 1000).toFixed(1)} s (refused ${o.refused}, failed ${o.failed})`)
+      .join('; ')}`,
+  );
   const la = (x: number[]) => x.map((v) => v.toFixed(2)).join(' / ');
   out.push(`Machine load average (1 / 5 / 15 min) on ${cpus().length} cores: ${la(r.loadavg.before)} before, ${la(r.loadavg.after)} after.`);
   const failed = r.targets.filter((t) => !t.pass).length;

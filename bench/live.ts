@@ -120,11 +120,25 @@ async function main(): Promise<void> {
   await call('init', { port });
 
   const createLoad = (room: string) =>
-    load({ url: `${server!.base}/db`, method: 'POST', connections: 10, duration: SECONDS, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ table: 'messages', object: { room, body: 'load' } }) });
+    load({
+      url: `${server!.base}/db`,
+      method: 'POST',
+      connections: 10,
+      duration: SECONDS,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ table: 'messages', object: { room, body: 'load' } }),
+    });
   const log = (s: string) => console.log(`· ${s}`);
 
   log(`warm-up creates (${Math.min(SECONDS, 3)} s)`);
-  await load({ url: `${server.base}/db`, method: 'POST', connections: 10, duration: Math.min(SECONDS, 3), headers: { 'content-type': 'application/json' }, body: JSON.stringify({ table: 'messages', object: { room: 'warm', body: 'x' } }) });
+  await load({
+    url: `${server.base}/db`,
+    method: 'POST',
+    connections: 10,
+    duration: Math.min(SECONDS, 3),
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ table: 'messages', object: { room: 'warm', body: 'x' } }),
+  });
   const loadBefore = loadavg();
   const idle0 = rssMb(pid);
   const runs: ThroughputRun[] = [];
@@ -145,7 +159,9 @@ async function main(): Promise<void> {
     runs.push(run);
     const m = await metrics();
     const mb = (n: number) => (n / 2 ** 20).toFixed(0);
-    log(`  ${l.rps.toFixed(0)} req/s, p99 ${l.p99} ms, non-2xx ${l.non2xx}, server CPU ${run.cpuUsPerReq.toFixed(0)} µs/create; RSS ${mb(m.memory.rssBytes)} MB, heap ${mb(m.memory.heapUsedBytes)} MB, ${m.tables.messages} rows, load ${loadavg()[0]!.toFixed(2)}`);
+    log(
+      `  ${l.rps.toFixed(0)} req/s, p99 ${l.p99} ms, non-2xx ${l.non2xx}, server CPU ${run.cpuUsPerReq.toFixed(0)} µs/create; RSS ${mb(m.memory.rssBytes)} MB, heap ${mb(m.memory.heapUsedBytes)} MB, ${m.tables.messages} rows, load ${loadavg()[0]!.toFixed(2)}`,
+    );
   };
   const openDistinct = async () => {
     log(`opening ${SUBS} stream-list subscriptions with distinct where values`);
@@ -204,7 +220,13 @@ async function main(): Promise<void> {
 
   const ratio = throughputRatio(runs);
   const targets: Target[] = [
-    { name: `(a) ${opened.opened} distinct subs, 1 matching write: p99 from send`, value: pct(a.fromSend, 99), unit: 'ms', limit: '< 50', pass: pct(a.fromSend, 99) < 50 && a.missed === 0 && a.wrong === 0 },
+    {
+      name: `(a) ${opened.opened} distinct subs, 1 matching write: p99 from send`,
+      value: pct(a.fromSend, 99),
+      unit: 'ms',
+      limit: '< 50',
+      pass: pct(a.fromSend, 99) < 50 && a.missed === 0 && a.wrong === 0,
+    },
     { name: `(b) create req/s with ${opened.opened} idle subs / without`, value: ratio * 100, unit: '%', limit: '>= 80', pass: ratio >= 0.8 },
     { name: `(c) server RSS with ${m1.streams.open} open streams (largest seen, ${ROUNDS} rounds)`, value: rssWithSubsMax, unit: 'MB', limit: '< 600', pass: rssWithSubsMax < 600 },
     { name: `(d) 1 write → ${fan.opened} distinct queries: p99 from send`, value: pct(d.fromSend, 99), unit: 'ms', limit: '< 250', pass: pct(d.fromSend, 99) < 250 && d.missed === 0 && d.wrong === 0 },
@@ -220,7 +242,12 @@ async function main(): Promise<void> {
     targets,
     probes: { a, d, e },
     runs,
-    memory: { 'idle, before any stream': idle0, [`${m1.streams.open} open`]: rssOpen, [`${m2.streams.open} open, after the create load`]: rssAfterLoad, [`${m3.streams.open} open (a+d+e groups)`]: rssPeak },
+    memory: {
+      'idle, before any stream': idle0,
+      [`${m1.streams.open} open`]: rssOpen,
+      [`${m2.streams.open} open, after the create load`]: rssAfterLoad,
+      [`${m3.streams.open} open (a+d+e groups)`]: rssPeak,
+    },
     server: { m1: m1.streams.open, m2: m2.streams.open, m3: m3.streams.open, releaseMs: release.ms, openAfterClose: release.open, closed: release.closed },
     clientHealth,
     opens: { distinct: opened, fanout: fan, shared },

@@ -20,8 +20,6 @@ let seq = 0;
 /** A title prefix no other test uses. */
 const tag = () => `h${Date.now().toString(36)}${seq++}`;
 
-
-
 async function list(table: string, where: object): Promise<any[]> {
   const r = await s.get('/db/list', { table, where, limit: 1000 });
   expect(r.status, r.text).toBe(200);

@@ -310,13 +310,17 @@ describe('many streams', () => {
     const t = tag();
     const kinds = ['/db/stream', '/db/stream/list', '/db/stream/count'] as const;
     // Half share one query per kind; the other half each have a distinct where.
-    const clients = await inBatches(Array.from({ length: 200 }, (_, i) => i), 50, async (i) => {
-      const where = i % 2 === 0 ? { title: { eq: t } } : { title: { eq: t }, priority: { gte: -i } };
-      const c = await stream(kinds[i % 3]!, { table: 'tasks', where }, { format: i % 4 < 2 ? 'sse' : 'ndjson' });
-      expect(c.status).toBe(200);
-      await c.next();
-      return { c, kind: kinds[i % 3]! };
-    });
+    const clients = await inBatches(
+      Array.from({ length: 200 }, (_, i) => i),
+      50,
+      async (i) => {
+        const where = i % 2 === 0 ? { title: { eq: t } } : { title: { eq: t }, priority: { gte: -i } };
+        const c = await stream(kinds[i % 3]!, { table: 'tasks', where }, { format: i % 4 < 2 ? 'sse' : 'ndjson' });
+        expect(c.status).toBe(200);
+        await c.next();
+        return { c, kind: kinds[i % 3]! };
+      },
+    );
     const row = await createTask({ title: t });
     const got = await Promise.all(clients.map(({ c }) => c.next(60_000)));
     got.forEach((f, i) => {
@@ -331,13 +335,17 @@ describe('many streams', () => {
     await until(openStreams, (n) => n === 0, 'no open streams before the test');
     const t = tag();
     const kinds = ['/db/stream', '/db/stream/list', '/db/stream/count'];
-    const clients = await inBatches(Array.from({ length: 500 }, (_, i) => i), 50, async (i) => {
-      const where = i % 5 === 0 ? { title: { eq: t } } : { title: { eq: t }, priority: { lte: i } };
-      const c = await open(s.base, kinds[i % 3]!, { table: 'tasks', where }, { format: i % 2 ? 'ndjson' : 'sse' });
-      expect(c.status).toBe(200);
-      await c.next();
-      return c;
-    });
+    const clients = await inBatches(
+      Array.from({ length: 500 }, (_, i) => i),
+      50,
+      async (i) => {
+        const where = i % 5 === 0 ? { title: { eq: t } } : { title: { eq: t }, priority: { lte: i } };
+        const c = await open(s.base, kinds[i % 3]!, { table: 'tasks', where }, { format: i % 2 ? 'ndjson' : 'sse' });
+        expect(c.status).toBe(200);
+        await c.next();
+        return c;
+      },
+    );
     expect(await openStreams()).toBe(500);
     // Leave rudely: most with a TCP reset, the rest by dropping the socket; some while a payload
     // is on its way to them.
@@ -416,7 +424,10 @@ describe('token expiry (SPEC §7)', () => {
     for (let attempt = 0; attempt < 5 && !(sse?.status === 200 && nd?.status === 200); attempt++) {
       const token = await signIn();
       expMs = expOf(token) * 1000;
-      [sse, nd] = await Promise.all([stream('/db/stream/list', { table: 'docs' }, { headers: bearer(token) }, short), stream('/db/stream/count', { table: 'docs' }, { headers: bearer(token), format: 'ndjson' }, short)]);
+      [sse, nd] = await Promise.all([
+        stream('/db/stream/list', { table: 'docs' }, { headers: bearer(token) }, short),
+        stream('/db/stream/count', { table: 'docs' }, { headers: bearer(token), format: 'ndjson' }, short),
+      ]);
     }
     expect([sse!.status, nd!.status]).toEqual([200, 200]);
     expect(data(await sse!.next())).toEqual({ items: [], total: 0 });
