@@ -53,13 +53,21 @@ async function verdict(v: boolean | Promise<boolean> | undefined): Promise<boole
   return (await v) === true;
 }
 
+/**
+ * The claims of a token this server has just signed: read back without a second HMAC, which
+ * measurably slowed sign-in (the hooks receive them as their caller's token).
+ */
+function claimsOf(token: string): Jwt {
+  return Object.freeze(JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Jwt);
+}
+
 /** Signs the access token and starts a session: the answer of sign-up and sign-in. */
 async function issueTokens(app: App, c: CollectionModel, user: Row) {
   const { auth } = app;
   const session = await auth.sessions.start({ table: c.name, userId: user.id });
   const claims = c.auth!.options.claims ? await c.auth!.options.claims(user as never) : undefined;
   const { token, expiresIn } = await auth.tokens.sign({ user: { id: user.id }, table: c.name, isAdmin: c.auth!.admin, sessionId: session.sessionId, customClaims: claims });
-  const jwt = (await auth.tokens.verifyToken(token)) as Jwt;
+  const jwt = claimsOf(token);
   return { answer: { user, accessToken: token, refreshToken: session.refreshToken, expiresIn }, jwt };
 }
 
@@ -139,7 +147,7 @@ export async function refresh(ctx: RequestContext): Promise<void> {
   const claims = c.auth!.options.claims ? await c.auth!.options.claims(user as never) : undefined;
   const { token, expiresIn } = await app.auth.tokens.sign({ user: { id: user.id }, table: c.name, isAdmin: c.auth!.admin, sessionId: r.sessionId, customClaims: claims });
   const onRefresh = c.auth!.options.authHooks?.onRefresh;
-  if (onRefresh) await authHook(app, (await app.auth.tokens.verifyToken(token)) as Jwt, (s) => onRefresh(s.context, user as never));
+  if (onRefresh) await authHook(app, claimsOf(token), (s) => onRefresh(s.context, user as never));
   sendData(ctx.res, { user, accessToken: token, refreshToken: r.refreshToken, expiresIn });
 }
 
