@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { hashPassword, SqlAuthStore, validatePasswordLength } from '../auth/index.js';
 import { prepareSchema } from '../core/schema.js';
 import { newId } from '../storage/ids.js';
-
 import { insertRow, selectRows } from '../storage/rows.js';
 import { openSqlite } from '../storage/sqlite/driver.js';
 import { normalizeEmail } from '../storage/values.js';

@@ -30,10 +30,6 @@ import type { Runtime } from './runtime.js';
 import { prepareSchema } from './schema.js';
 import { startScheduler, type Scheduler } from '../cron/scheduler.js';
 
-export interface CronStatus {
-  status(): { name: string; schedule: string; lastRunAt: string | null; lastStatus: string | null; lastError: string | null; nextRunAt: string | null }[];
-}
-
 export interface App {
   readonly rt: Runtime;
   readonly router: Router;

@@ -4,7 +4,6 @@
  * the trusted server context (no rules, no rate limits; writes through the serialized writer).
  */
 import { Cron } from 'croner';
-import type { CronStatus } from '../core/app.js';
 import type { Runtime } from '../core/runtime.js';
 import type { CronJob } from '../define/project.js';
 import { Scope } from '../pipeline/scope.js';
@@ -16,6 +15,11 @@ interface JobState {
   lastStatus: 'running' | 'ok' | 'error' | null;
   lastError: string | null;
   running: Promise<void> | null;
+}
+
+/** What metrics and the dashboard read: each job's last and next run. */
+export interface CronStatus {
+  status(): { name: string; schedule: string; lastRunAt: string | null; lastStatus: string | null; lastError: string | null; nextRunAt: string | null }[];
 }
 
 export interface Scheduler extends CronStatus {
