@@ -84,18 +84,13 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { ErrorCode } from '../core/errors.js';
 import type { Sink } from '../core/sink.js';
 import type { Jwt } from '../define/types.js';
+import type { Access, RateLimitKey } from '../pipeline/index.js';
 import type { Services } from './services.js';
 import { compileValidator, type Validator } from './validate.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type Family = 'data' | 'stream' | 'auth' | 'photos' | 'system' | 'dashboard' | 'email' | 'push';
-export type Access = 'public' | 'optional' | 'bearer' | 'admin';
-
-/** Step 1's key: the policy of (table, op) applies per client IP (SPEC §9). */
-export interface RateLimitKey {
-  readonly table: string;
-  readonly op: string;
-}
+export type { Access, RateLimitKey };
 
 /** A per-table schema generated from the project model (openapi/ resolves the name). */
 export interface ModelSchema {
@@ -107,7 +102,16 @@ const isModelSchema = (s: unknown): s is ModelSchema => typeof s === 'object' &&
 export type BodySpec = TSchema | ModelSchema | 'none' | 'raw';
 
 /** A TypeBox schema → the `data` of a 200; a string → a body-less answer; else other media types. */
-export type ResponseSpec = TSchema | ModelSchema | string | { readonly description: string; readonly data?: TSchema | ModelSchema; readonly content?: Readonly<Record<string, TSchema>> };
+export type ResponseSpec =
+  | TSchema
+  | ModelSchema
+  | string
+  | {
+      readonly description: string;
+      readonly data?: TSchema | ModelSchema;
+      readonly content?: Readonly<Record<string, TSchema | ModelSchema>>;
+      readonly headers?: Readonly<Record<string, TSchema>>;
+    };
 
 /** The unread body of a `body: 'raw'` route (a multipart upload, a raw image). */
 export interface BodySource extends AsyncIterable<Buffer> {

@@ -8,7 +8,7 @@ import { sendData, sendNoContent, setHeaders } from './respond.js';
 const PHOTOS = '_photos';
 
 async function admitPhoto(ctx: RequestContext, op: 'upload' | 'view' | 'delete') {
-  const rt = ctx.app.rt;
+  const rt = ctx.services.rt;
   const limited = rt.limiter.enforce(ctx.ip, PHOTOS, op); // step 1
   const headers = limited instanceof Promise ? await limited : limited;
   if (headers) setHeaders(ctx.res, headers);
@@ -17,16 +17,16 @@ async function admitPhoto(ctx: RequestContext, op: 'upload' | 'view' | 'delete')
 
 export async function uploadPhoto(ctx: RequestContext): Promise<void> {
   const jwt = await admitPhoto(ctx, 'upload');
-  sendData(ctx.res, await ctx.app.photos.upload(ctx.req, jwt));
+  sendData(ctx.res, await ctx.services.photos.upload(ctx.req, jwt));
 }
 
 export async function servePhoto(ctx: RequestContext): Promise<void> {
   const jwt = await admitPhoto(ctx, 'view');
-  await ctx.app.photos.serve(ctx.req, ctx.res, ctx.params.id!, jwt, new URLSearchParams(ctx.search).get('thumb'));
+  await ctx.services.photos.serve(ctx.req, ctx.res, ctx.params.id!, jwt, new URLSearchParams(ctx.search).get('thumb'));
 }
 
 export async function deletePhoto(ctx: RequestContext): Promise<void> {
   const jwt = await admitPhoto(ctx, 'delete');
-  await ctx.app.photos.delete(ctx.params.id!, jwt);
+  await ctx.services.photos.delete(ctx.params.id!, jwt);
   sendNoContent(ctx.res);
 }

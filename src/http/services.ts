@@ -27,4 +27,6 @@ export interface Services {
   readonly live: LiveEngine;
   readonly metrics: Metrics;
   readonly cron: CronStatus | undefined;
+  /** The OpenAPI document of this server, rendered once (SPEC §11). */
+  readonly openapi: { readonly json: string; readonly yaml: string };
 }
