@@ -1,3 +1,29 @@
+import type { Readable } from 'node:stream';
+
+/** Request headers, lower-cased (node:http's IncomingHttpHeaders fits). */
+export interface RequestHeaders {
+  readonly [name: string]: string | string[] | undefined;
+  readonly authorization?: string;
+  readonly accept?: string;
+  readonly 'content-type'?: string;
+  readonly 'content-length'?: string;
+  readonly range?: string;
+  readonly 'if-none-match'?: string;
+}
+
+/** A request body still to be read (an upload): the stream plus what a parser needs to know. */
+export type RequestStream = Readable & {
+  readonly headers: RequestHeaders;
+  /** True once the whole body arrived (false on a connection cut mid-upload). */
+  readonly complete: boolean;
+};
+
+/** What a file answer depends on in the request (conditional and range requests). */
+export interface RequestHead {
+  readonly method?: string | undefined;
+  readonly headers: RequestHeaders;
+}
+
 /**
  * Where a streamed or file answer goes. `http/sink.ts` implements it over a node:http response;
  * the live transport and the photo server write to it, so neither sees node:http.

@@ -35,7 +35,7 @@
  * `handler(input, services)`: `input` holds the validated, typed `body` / `query` / `params`
  * (`Static<typeof Schema>`), the verified token `jwt` (null for `public`, or `optional` without
  * one), the client `ip` (SPEC §9), the `requestId`, the request `headers` (read-only) and, for
- * `body: 'raw'` routes, the unread body `source`. `services` is the narrow `Services` interface
+ * `body: 'raw'` routes, the unread body `source` (core/sink.ts `RequestStream`). `services` is the narrow `Services` interface
  * (http/services.ts): model, tokens, writer, auth, email, photos, live engine… never the whole
  * app, never the node:http objects.
  *
@@ -82,7 +82,7 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { ErrorCode } from '../core/errors.js';
-import type { Sink } from '../core/sink.js';
+import type { RequestHeaders, RequestStream, Sink } from '../core/sink.js';
 import type { Jwt } from '../define/types.js';
 import type { Access, RateLimitKey } from '../pipeline/index.js';
 import type { Services } from './services.js';
@@ -109,17 +109,10 @@ export type ResponseSpec =
   | {
       readonly description: string;
       readonly data?: TSchema | ModelSchema;
-      readonly content?: Readonly<Record<string, TSchema | ModelSchema>>;
+      /** Media type → schema; or a model schema naming the whole map (photo types are the project's). */
+      readonly content?: Readonly<Record<string, TSchema | ModelSchema>> | ModelSchema;
       readonly headers?: Readonly<Record<string, TSchema>>;
     };
-
-/** The unread body of a `body: 'raw'` route (a multipart upload, a raw image). */
-export interface BodySource extends AsyncIterable<Buffer> {
-  readonly contentType: string | undefined;
-  readonly contentLength: number | undefined;
-  /** The underlying stream, for parsers that need one (busboy). */
-  readonly stream: NodeJS.ReadableStream;
-}
 
 type In<S> = S extends TSchema ? Static<S> : Readonly<Record<string, string>>;
 type BodyOf<B> = B extends TSchema ? Static<B> : B extends ModelSchema ? Record<string, unknown> : undefined;
@@ -132,9 +125,10 @@ export interface RouteInput<B, Q, P> {
   readonly jwt: Jwt | null;
   readonly ip: string;
   readonly requestId: string;
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** Only on `body: 'raw'` routes. */
-  readonly source: BodySource | undefined;
+  readonly method: string;
+  readonly headers: RequestHeaders;
+  /** The unread body, only on `body: 'raw'` routes (a multipart upload, raw image bytes). */
+  readonly source: RequestStream | undefined;
 }
 
 /** What step 1's key function and the rule see: the parsed, not yet validated JSON body. */
@@ -155,8 +149,12 @@ export interface RouteDeclaration<B extends BodySpec = BodySpec, Q extends TSche
   readonly rule?: (jwt: Jwt | null, s: Services, early: EarlyRequest) => boolean | Promise<boolean>;
   readonly rateLimit?: RateLimitKey | ((early: EarlyRequest, s: Services) => RateLimitKey | null);
   readonly body?: B;
+  /** For `body: 'raw'`: the media types accepted, for the document. */
+  readonly rawBody?: ModelSchema;
   readonly query?: Q;
   readonly params?: P;
+  /** Request headers the route reads, for the document (not validated). */
+  readonly headers?: TSchema;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
   /** Error codes beyond the derived ones (e.g. NOT_FOUND, CONFLICT, UNAVAILABLE). */
   readonly errors?: readonly ErrorCode[];

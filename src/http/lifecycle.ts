@@ -8,12 +8,11 @@
  *   4 handler             → the service call
  *   answer                → {"data"}, 204, empty 200, 302, raw bytes or a stream to a sink
  */
-import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../core/errors.js';
 import { admitCaller } from '../pipeline/index.js';
 import { jsonBody } from './body.js';
 import type { RequestContext } from './context.js';
-import { replyKind, type BodySource, type DeclaredRoute, type EarlyRequest, type Reply } from './declare.js';
+import { replyKind, type DeclaredRoute, type EarlyRequest, type Reply } from './declare.js';
 import { sendData, sendNoContent, setHeaders } from './respond.js';
 import type { Services } from './services.js';
 import { responseSink } from './sink.js';
@@ -39,8 +38,9 @@ export async function runRoute(route: DeclaredRoute, ctx: RequestContext, s: Ser
     jwt,
     ip: ctx.ip,
     requestId: ctx.requestId,
+    method: ctx.req.method ?? 'GET',
     headers: ctx.req.headers,
-    source: d.body === 'raw' ? bodySource(ctx.req) : undefined,
+    source: d.body === 'raw' ? ctx.req : undefined,
   };
   const out = await d.handler(input as never, s); //                                         4
   await answer(ctx, out);
@@ -53,16 +53,6 @@ function queryOf(search: string): Record<string, string> {
   if (!search) return out;
   for (const [k, v] of new URLSearchParams(search)) if (!(k in out)) out[k] = v;
   return out;
-}
-
-function bodySource(req: IncomingMessage): BodySource {
-  const length = req.headers['content-length'];
-  return {
-    contentType: req.headers['content-type'],
-    contentLength: length === undefined ? undefined : Number(length),
-    stream: req,
-    [Symbol.asyncIterator]: () => req[Symbol.asyncIterator](),
-  };
 }
 
 async function answer(ctx: RequestContext, out: unknown): Promise<void> {

@@ -11,7 +11,7 @@ import { runRoute } from './lifecycle.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { emailRoutes } from './routes/email.js';
 import { systemRoutes } from './routes/system.js';
-import { deletePhoto, servePhoto, uploadPhoto } from './photo-routes.js';
+import { photoRoutes } from './routes/photos.js';
 import { confirm, logout, refresh, resetPassword, signIn, signUp, verifyEmail } from '../auth/routes.js';
 
 export type RouteHandler = (ctx: RequestContext) => Promise<void> | void;
@@ -39,9 +39,7 @@ export function routeTable(extra: readonly Route[] = []): Route[] {
   const entries: (Route | DeclaredRoute)[] = [
     ...dataRoutes,
     ...streamRoutes,
-    r('POST', '/img', 'photos', 'Upload a photo (multipart field `file`, or a raw image body)', uploadPhoto),
-    r('GET', '/img/:id', 'photos', 'Serve a photo, or a thumbnail with ?thumb=WxH', servePhoto),
-    r('DELETE', '/img/:id', 'photos', 'Delete a photo and its thumbnails', deletePhoto),
+    ...photoRoutes,
     r('POST', '/auth/sign-up', 'auth', 'Create an account and sign in', signUp),
     r('POST', '/auth/sign-in', 'auth', 'Sign in with email and password', signIn),
     r('POST', '/auth/verify-email', 'auth', 'Send (or resend) the verification email', verifyEmail),

@@ -32,7 +32,8 @@ function response(spec: ResponseSpec, ctx: DocContext, example: unknown): JsonSc
   if (isModelSchema(spec) || Kind in spec) return { description: 'OK', content: { 'application/json': media(partOf(spec, ctx), true, example) } };
   const content: JsonSchema = {};
   if (spec.data !== undefined) content['application/json'] = media(partOf(spec.data, ctx), true, example);
-  for (const [type, schema] of Object.entries(spec.content ?? {})) content[type] = media(partOf(schema, ctx), false, undefined);
+  if (isModelSchema(spec.content)) Object.assign(content, modelSchemas(spec.content.model, ctx).content);
+  else for (const [type, schema] of Object.entries(spec.content ?? {})) content[type] = media(partOf(schema, ctx), false, undefined);
   const out: JsonSchema = { description: spec.description };
   if (spec.headers) out.headers = Object.fromEntries(Object.entries(spec.headers).map(([h, schema]) => [h, { schema: toOpenApiSchema(schema) }]));
   if (Object.keys(content).length) out.content = content;
@@ -76,6 +77,7 @@ export function describeDeclared(route: DeclaredRoute, ctx: DocContext): Operati
   for (const [where, schema] of [
     ['path', d.params],
     ['query', d.query],
+    ['header', d.headers],
   ] as const) {
     const s = schema ? partOf(schema, ctx).schema : undefined;
     const required = new Set((s?.required as string[] | undefined) ?? []);
@@ -84,6 +86,7 @@ export function describeDeclared(route: DeclaredRoute, ctx: DocContext): Operati
       parameters.push({ name, in: where, required: where === 'path' || required.has(name), ...(description ? { description } : {}), schema: rest });
     }
   }
+  if (d.body === 'raw' && d.rawBody) op.requestBody = { required: true, content: modelSchemas(d.rawBody.model, ctx).content };
   if (d.body !== undefined && d.body !== 'none' && d.body !== 'raw') {
     const body = partOf(d.body, ctx);
     if (d.method === 'GET') parameters.unshift(bodyParameter(body, d.examples?.body));

@@ -6,12 +6,19 @@
 import type { CollectionModel } from '../core/model.js';
 import { bodySchemas } from './bodies.js';
 import { exampleRow } from './collection-schemas.js';
+import { exampleId, ID_REMAINDER } from './values.js';
 import { anyOf, envelope, exampleCollection, partName, partRef, perTableBody, schemaRef, type BodyPart, type DocContext, type JsonSchema } from './context.js';
 
 export interface ModelPart {
   readonly schema: JsonSchema;
   readonly example?: unknown;
+  /** A whole media-type map, for bodies whose types the project decides (photos). */
+  readonly content?: Record<string, JsonSchema>;
 }
+
+const DEFAULT_PHOTO_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif'];
+const binary: JsonSchema = { type: 'string', format: 'binary' };
+const photoTypes = (ctx: DocContext): string[] => ctx.model.project.photos?.allowedMimeTypes ?? DEFAULT_PHOTO_TYPES;
 
 const rows = (cs: readonly CollectionModel[]): JsonSchema => anyOf(cs.map((c) => partRef(c, 'Row')));
 /** A row or null; `$ref` siblings are ignored in OpenAPI 3.0, so the refs sit inside `anyOf`. */
@@ -66,6 +73,20 @@ export function modelSchemas(name: string, ctx: DocContext): ModelPart {
     }
   }
   switch (name) {
+    case 'PhotoUpload':
+      return {
+        schema: binary,
+        content: {
+          'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: binary } } },
+          ...Object.fromEntries(photoTypes(ctx).map((t) => [t, { schema: binary }])),
+        },
+      };
+    case 'PhotoBytes':
+      return { schema: binary, content: Object.fromEntries(photoTypes(ctx).map((t) => [t, { schema: binary }])) };
+    case 'PhotoId':
+      return { schema: { type: 'string', pattern: `^ph_${ID_REMAINDER}$`, example: exampleId('ph') } };
+    case 'ThumbSize':
+      return { schema: { type: 'string', pattern: '^[1-9][0-9]{0,4}x[1-9][0-9]{0,4}$', description: 'WxH, e.g. 200x200' } };
     case 'Row':
       return { schema: rows(ctx.collections), example: sampleRow(ctx) };
     case 'Page':
