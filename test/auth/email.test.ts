@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, ROOT, secret, startServer, type Reply, type TestServer } from './helpers/server.js';
-import { startSmtp, type TestSmtp } from './helpers/smtp.js';
+import { bearer, ROOT, secret, startServer, type Reply, type TestServer } from '../helpers/server.js';
+import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
 /** Every password in this file carries this marker; the sweep at the end looks for it everywhere. */
 const MARK = 'Zq8-PLAIN-wx3';

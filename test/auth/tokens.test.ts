@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, ROOT, secret, startServer, type Reply, type TestServer } from './helpers/server.js';
+import { bearer, ROOT, secret, startServer, type Reply, type TestServer } from '../helpers/server.js';
 
 const ADMIN = { email: 'root@example.com', password: 'admin-pass-1234' };
 let s: TestServer;

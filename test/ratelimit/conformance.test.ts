@@ -9,7 +9,7 @@
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, startServer, type TestServer } from './helpers/server.js';
+import { ROOT, startServer, type TestServer } from '../helpers/server.js';
 
 interface Answer {
   status: number;

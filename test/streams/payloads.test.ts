@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, ROOT, secret, startServer, type TestServer } from './helpers/server.js';
-import { openStream as open, type Frame, type OpenOptions, type StreamClient } from './helpers/stream-client.js';
-import { pause, until } from './helpers/poll.js';
+import { bearer, ROOT, secret, startServer, type TestServer } from '../helpers/server.js';
+import { openStream as open, type Frame, type OpenOptions, type StreamClient } from '../helpers/stream-client.js';
+import { pause, until } from '../helpers/poll.js';
 
 const ADMIN = { email: 'streams-admin@example.com', password: 'admin-pass-1234' };
 let s: TestServer;
