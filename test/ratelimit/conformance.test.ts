@@ -4,21 +4,17 @@
  * unknown custom names, and 429 before the body and before the rules. Every test speaks from its
  * own loopback address (test/helpers/ratelimit.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useServer } from '../helpers/lifecycle.js';
 import { expectAdmitted, expectLimited, freshIp, hit } from '../helpers/ratelimit.js';
-import { startServer, type TestServer } from '../helpers/server.js';
 
 describe('the conformance project (SPEC §12 `limited`: 3 per 10 s; update default; delete null; custom:bump 2 per 10 s)', () => {
-  let s: TestServer;
+  const s = useServer();
   let rowId: string;
   beforeAll(async () => {
-    s = await startServer();
     const r = await hit(s, freshIp(), 'POST', '/db/many', { table: 'limited', objects: [{ title: 'a' }, { title: 'b' }] });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     rowId = r.json.data[0].id;
-  });
-  afterAll(async () => {
-    await s?.dispose();
   });
 
   const byId = () => ({ table: 'limited', where: { id: { eq: rowId } } });

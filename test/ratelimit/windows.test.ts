@@ -3,21 +3,16 @@
  * trust (`test/fixtures/proxy`: `trustedProxies: ['127.0.0.1']`) of SPEC §9 and §13.1.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../helpers/lifecycle.js';
 import { pause } from '../helpers/poll.js';
 import { expectAdmitted, expectLimited, freshIp, hit, type Answer } from '../helpers/ratelimit.js';
-import { ROOT, startServer, type TestServer } from '../helpers/server.js';
+import { ROOT } from '../helpers/server.js';
 
 describe('the sliding window (test/fixtures/ratelimit: `ticks` count 3 per 1 s)', () => {
   const LIMIT = 3;
   const WINDOW_MS = 1000;
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startServer({ project: join(ROOT, 'test/fixtures/ratelimit') });
-  });
-  afterAll(async () => {
-    await s?.dispose();
-  });
+  const s = useServer({ project: join(ROOT, 'test/fixtures/ratelimit') });
   const count = (ip: string) => hit(s, ip, 'GET', '/db/count', { table: 'ticks' });
 
   it('no window-length interval admits more than maxRequests, and the window slides', async () => {
@@ -71,13 +66,7 @@ describe('the sliding window (test/fixtures/ratelimit: `ticks` count 3 per 1 s)'
 });
 
 describe('X-Forwarded-For from a trusted proxy (test/fixtures/proxy: trustedProxies 127.0.0.1; `hits` count 2 per minute)', () => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startServer({ project: join(ROOT, 'test/fixtures/proxy') });
-  });
-  afterAll(async () => {
-    await s?.dispose();
-  });
+  const s = useServer({ project: join(ROOT, 'test/fixtures/proxy') });
   const count = (peer: string, xff?: string) => hit(s, peer, 'GET', '/db/count', { table: 'hits' }, xff === undefined ? {} : { 'x-forwarded-for': xff });
 
   it('through the proxy each forwarded client has its own counter', async () => {

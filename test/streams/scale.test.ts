@@ -4,11 +4,12 @@
  * and a token that expires while its streams are open.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../helpers/lifecycle.js';
 import { data, useLiveWorld } from '../helpers/live.js';
 import { pause, until } from '../helpers/poll.js';
 import { tag as newTag } from '../helpers/rows.js';
-import { bearer, ROOT, startServer, type TestServer } from '../helpers/server.js';
+import { bearer, ROOT } from '../helpers/server.js';
 import { openStream as open, type StreamClient } from '../helpers/stream-client.js';
 import { signIn, signUp } from '../helpers/users.js';
 
@@ -81,13 +82,7 @@ describe('many streams', () => {
 });
 
 describe('caps on open streams (SPEC §7, §13.11)', () => {
-  let capped: TestServer;
-  beforeAll(async () => {
-    capped = await startServer({ env: { TABLEBASE_MAX_STREAMS_PER_IP: '2', TABLEBASE_MAX_STREAMS: '3' } });
-  });
-  afterAll(async () => {
-    await capped?.dispose();
-  });
+  const capped = useServer({ env: { TABLEBASE_MAX_STREAMS_PER_IP: '2', TABLEBASE_MAX_STREAMS: '3' } });
   const from = (ip: string) => stream('/db/stream/count', { table: 'tasks', where: {} }, { localAddress: ip }, capped);
 
   it('answers 429 RATE_LIMITED over the per-IP and the server-wide cap, and admits again after a close', async () => {
@@ -118,13 +113,7 @@ describe('caps on open streams (SPEC §7, §13.11)', () => {
 const expOf = (token: string): number => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).exp;
 
 describe('token expiry (SPEC §7)', () => {
-  let short: TestServer;
-  beforeAll(async () => {
-    short = await startServer({ project: join(ROOT, 'test/fixtures/short-token') });
-  });
-  afterAll(async () => {
-    await short?.dispose();
-  });
+  const short = useServer({ project: join(ROOT, 'test/fixtures/short-token') });
 
   it('an expired token ends the stream with one error event at the next change', async () => {
     const member = await signUp(short, 'member@example.com', { table: 'members' });
