@@ -20,23 +20,25 @@ export function thrownApiError(fn: () => unknown): ApiError {
   throw new Error('expected an ApiError to be thrown');
 }
 
-/** The ApiError `work` (a promise, or any value) rejects with; fails when it resolves. */
-export async function rejectedApiError(work: unknown): Promise<ApiError> {
+/** The ApiError `work` (a promise, or any value) rejects with; undefined when it resolves. */
+async function failureOf(work: unknown): Promise<ApiError | undefined> {
   try {
     await work;
+    return undefined;
   } catch (err) {
     return apiErrorOr(err);
   }
-  throw new Error('expected an ApiError rejection');
+}
+
+/** The ApiError `work` rejects with; fails when it resolves. */
+export async function rejectedApiError(work: unknown): Promise<ApiError> {
+  const err = await failureOf(work);
+  if (!err) throw new Error('expected an ApiError rejection');
+  return err;
 }
 
 /** `'OK'` when `work` resolves, else `'<status> <code>'` of its ApiError: one string to compare. */
 export async function outcome(work: unknown): Promise<string> {
-  try {
-    await work;
-  } catch (err) {
-    const e = apiErrorOr(err);
-    return `${e.status} ${e.code}`;
-  }
-  return 'OK';
+  const err = await failureOf(work);
+  return err ? `${err.status} ${err.code}` : 'OK';
 }
