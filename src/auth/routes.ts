@@ -6,11 +6,9 @@
 import type { App } from '../core/app.js';
 import { ApiError, badRequest } from '../core/errors.js';
 import type { CollectionModel } from '../core/model.js';
-import type { Jwt } from '../define/types.js';
-import { jsonBody } from '../http/body.js';
+import { jsonBody, parseJson, readBody } from '../http/body.js';
 import type { RequestContext } from '../http/context.js';
 import { sendData, sendNoContent, setHeaders } from '../http/respond.js';
-import { runAfterHook } from '../pipeline/execute/hooks.js';
 import { createRows } from '../pipeline/execute/writes.js';
 import { checkCreateObject } from '../pipeline/plan/objects.js';
 import { Scope } from '../pipeline/scope.js';
@@ -18,7 +16,11 @@ import type { Row } from '../storage/plan.js';
 import { normalizeEmail } from '../storage/values.js';
 import { passwordWithinBounds } from './passwords.js';
 import { sessionIdOf } from './jwt.js';
+import { authHook, claimsOf, issueTokens, NO_PASSWORD, verdict } from './sign-in.js';
+import { AUTH_NO_TABLE } from '../ratelimit/policy.js';
 import { findCredentials, findUser, setUserColumns } from './users.js';
+import { confirmEmailChange } from './email-change.js';
+import { confirmMagicLink } from './passwordless.js';
 
 type Body = Record<string, unknown>;
 
@@ -35,7 +37,8 @@ function authTableOf(app: App, table: unknown): CollectionModel {
   return c;
 }
 
-async function limit(ctx: RequestContext, table: string, op: string): Promise<void> {
+/** Step 1 (SPEC §8, §9): per IP × table, or `auth:<operation>` when the body names no table. */
+export async function limit(ctx: RequestContext, table: string, op: string): Promise<void> {
   const h = ctx.app.rt.limiter.enforce(ctx.ip, table, op);
   const headers = h instanceof Promise ? await h : h;
   if (headers) setHeaders(ctx.res, headers);
@@ -47,34 +50,6 @@ function expectType(body: Body, type: string): void {
 
 function sendInBackground(app: App, send: () => Promise<void>): void {
   send().catch((err) => app.rt.log.error({ err }, 'auth email not sent'));
-}
-
-async function verdict(v: boolean | Promise<boolean> | undefined): Promise<boolean> {
-  return (await v) === true;
-}
-
-/**
- * The claims of a token this server has just signed: read back without a second HMAC, which
- * measurably slowed sign-in (the hooks receive them as their caller's token).
- */
-function claimsOf(token: string): Jwt {
-  return Object.freeze(JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Jwt);
-}
-
-/** Signs the access token and starts a session: the answer of sign-up and sign-in. */
-async function issueTokens(app: App, c: CollectionModel, user: Row) {
-  const { auth } = app;
-  const session = await auth.sessions.start({ table: c.name, userId: user.id });
-  const claims = c.auth!.options.claims ? await c.auth!.options.claims(user as never) : undefined;
-  const { token, expiresIn } = await auth.tokens.sign({ user: { id: user.id }, table: c.name, isAdmin: c.auth!.admin, sessionId: session.sessionId, customClaims: claims });
-  const jwt = claimsOf(token);
-  return { answer: { user, accessToken: token, refreshToken: session.refreshToken, expiresIn }, jwt };
-}
-
-async function authHook(app: App, jwt: Jwt | null, run: (scope: Scope) => unknown): Promise<void> {
-  const scope = new Scope(app.rt, jwt);
-  await runAfterHook(app.rt, 'auth hook', () => run(scope));
-  scope.committed();
 }
 
 export async function signUp(ctx: RequestContext): Promise<void> {
@@ -99,7 +74,7 @@ export async function signUp(ctx: RequestContext): Promise<void> {
   scope.committed();
   const { answer, jwt } = await issueTokens(app, c, user);
   const onSignUp = c.auth!.options.authHooks?.onSignUp;
-  if (onSignUp) await authHook(app, jwt, (s) => onSignUp(s.context, user as never)); // 6
+  if (onSignUp) await authHook(app.rt, jwt, (s) => onSignUp(s.context, user as never, { method: 'password' })); // 6
   sendData(ctx.res, answer);
 }
 
@@ -121,21 +96,25 @@ export async function signIn(ctx: RequestContext): Promise<void> {
   }
   // Same answer and comparable time for an unknown email and a wrong password (SPEC §2).
   const found = email ? await findCredentials(app.rt, c, email) : null;
-  const ok = found && passwordWithinBounds(body.password, 1, 1024) ? await app.auth.passwords.verify(found.hash, body.password) : await app.auth.passwords.verifyDummy(body.password.slice(0, 1024));
+  // An account created without a password (OTP, magic link, OAuth) costs the same dummy verify.
+  const ok =
+    found && found.hash !== NO_PASSWORD && passwordWithinBounds(body.password, 1, 1024)
+      ? await app.auth.passwords.verify(found.hash, body.password)
+      : await app.auth.passwords.verifyDummy(body.password.slice(0, 1024));
   if (!ok || !found) throw new ApiError('INVALID_CREDENTIALS');
   const user = await findUser(app.rt, c, 'id', found.id);
   if (!user) throw new ApiError('INVALID_CREDENTIALS');
   if (!(await verdict(rules.canSignIn(user as never)))) throw new ApiError('FORBIDDEN');
   const { answer, jwt } = await issueTokens(app, c, user);
   const onSignIn = c.auth!.options.authHooks?.onSignIn;
-  if (onSignIn) await authHook(app, jwt, (s) => onSignIn(s.context, user as never));
+  if (onSignIn) await authHook(app.rt, jwt, (s) => onSignIn(s.context, user as never, { method: 'password' }));
   sendData(ctx.res, answer);
 }
 
 export async function refresh(ctx: RequestContext): Promise<void> {
   const { app } = ctx;
   const body = await jsonBody(ctx.req, ctx.search, app.config.maxBodyBytes);
-  if (body.table !== undefined) await limit(ctx, authTableOf(app, body.table).name, 'refresh');
+  await limit(ctx, body.table !== undefined ? authTableOf(app, body.table).name : AUTH_NO_TABLE, 'refresh');
   if (typeof body.refreshToken !== 'string') throw badRequest('/refreshToken', '"refreshToken" is required');
   const r = await app.auth.sessions.refresh(body.refreshToken);
   const c = app.rt.model.collections.get(r.table);
@@ -147,18 +126,25 @@ export async function refresh(ctx: RequestContext): Promise<void> {
   const claims = c.auth!.options.claims ? await c.auth!.options.claims(user as never) : undefined;
   const { token, expiresIn } = await app.auth.tokens.sign({ user: { id: user.id }, table: c.name, isAdmin: c.auth!.admin, sessionId: r.sessionId, customClaims: claims });
   const onRefresh = c.auth!.options.authHooks?.onRefresh;
-  if (onRefresh) await authHook(app, claimsOf(token), (s) => onRefresh(s.context, user as never));
+  if (onRefresh) await authHook(app.rt, claimsOf(token), (s) => onRefresh(s.context, user as never));
   sendData(ctx.res, { user, accessToken: token, refreshToken: r.refreshToken, expiresIn });
 }
 
 export async function logout(ctx: RequestContext): Promise<void> {
   const { app } = ctx;
   const jwt = await app.rt.tokens.verify(ctx.req.headers.authorization);
+  await limit(ctx, AUTH_NO_TABLE, 'logout');
+  // The body is optional here (a plain logout sends none).
+  const raw = await readBody(ctx.req, app.config.maxBodyBytes);
+  const body = raw && raw.length > 0 ? parseJson(raw.toString('utf8'), 'request body') : {};
+  if (body.all !== undefined && typeof body.all !== 'boolean') throw badRequest('/all', 'must be a boolean');
   if (!jwt) throw new ApiError('UNAUTHENTICATED');
-  await app.auth.sessions.logout(sessionIdOf(jwt));
+  // SPEC §8: `{"all": true}` ends every session of the caller, this one included.
+  if (body.all === true) await app.auth.sessions.revokeAllForUser({ table: jwt.table, userId: jwt.userId }, 'user');
+  else await app.auth.sessions.logout(sessionIdOf(jwt));
   const c = app.rt.model.collections.get(jwt.table);
   const onLogout = c?.auth?.options.authHooks?.onLogout;
-  if (onLogout) await authHook(app, jwt, (s) => onLogout(s.context, { id: jwt.userId }));
+  if (onLogout) await authHook(app.rt, jwt, (s) => onLogout(s.context, { id: jwt.userId }));
   sendNoContent(ctx.res);
 }
 
@@ -192,33 +178,46 @@ export async function resetPassword(ctx: RequestContext): Promise<void> {
   sendEmpty(ctx);
 }
 
+/** Reset and verification tokens work only while the row's email is the address they were sent to (SPEC §8). */
+function boundUser(user: Row | null, record: { email: string | null }): Row {
+  if (!user || user.email !== record.email) throw new ApiError('INVALID_CONFIRMATION_TOKEN');
+  return user;
+}
+
 export async function confirm(ctx: RequestContext): Promise<void> {
   const { app } = ctx;
   const rt = app.rt;
   const body = await jsonBody(ctx.req, ctx.search, app.config.maxBodyBytes);
-  // The body names no table; one may be given to key the rate limit (docs/decisions.md).
-  if (body.table !== undefined) await limit(ctx, authTableOf(app, body.table).name, 'confirm');
+  // The body names no table; one may be given to key the rate limit, else `auth:confirm` (SPEC §8).
+  await limit(ctx, body.table !== undefined ? authTableOf(app, body.table).name : AUTH_NO_TABLE, 'confirm');
   if (body.type === 'confirmVerifyEmail') {
     await rt.writer.submit(async (tx, changes) => {
       const record = await app.auth.confirmTokens.consume('verify', body.token, tx);
       const c = rt.model.collections.get(record.table);
-      const user = c?.auth ? await findUser(rt, c, 'id', record.userId, tx) : null;
-      // A token sent to an address the user no longer has verifies nothing.
-      if (!c || !user || user.email !== record.email) throw new ApiError('INVALID_CONFIRMATION_TOKEN');
-      await setUserColumns(rt, tx, c, user.id, { isVerified: true }, changes);
+      const user = boundUser(c?.auth ? await findUser(rt, c, 'id', record.userId, tx) : null, record);
+      await setUserColumns(rt, tx, c!, user.id, { isVerified: true }, changes);
     });
     return sendEmpty(ctx);
   }
   if (body.type === 'confirmResetPassword') {
     const password = app.auth.passwords.validate(body.newPassword, '/newPassword');
+    // Cheap checks first (SPEC §8): an unknown token is refused before the password is hashed.
+    await app.auth.confirmTokens.peek('reset', body.token, rt.driver);
     const hash = await app.auth.passwords.hash(password);
     await rt.writer.submit(async (tx, changes) => {
       const record = await app.auth.confirmTokens.consume('reset', body.token, tx);
       const c = rt.model.collections.get(record.table);
-      if (!c?.auth || !(await setUserColumns(rt, tx, c, record.userId, { password: hash }, changes))) throw new ApiError('INVALID_CONFIRMATION_TOKEN');
-      await app.auth.sessions.revokeAllForUser({ table: c.name, userId: record.userId }, 'reset', tx);
+      boundUser(c?.auth ? await findUser(rt, c, 'id', record.userId, tx) : null, record);
+      // Also how an account created without a password (OTP, magic link, OAuth) gets one.
+      await setUserColumns(rt, tx, c!, record.userId, { password: hash }, changes);
+      await app.auth.sessions.revokeAllForUser({ table: c!.name, userId: record.userId }, 'reset', tx);
     });
     return sendEmpty(ctx);
   }
-  throw badRequest('/type', 'type must be "confirmVerifyEmail" or "confirmResetPassword"');
+  if (body.type === 'confirmMagicLink') return sendData(ctx.res, await confirmMagicLink(app, body.token));
+  if (body.type === 'confirmEmailChange') {
+    await confirmEmailChange(app, body.token);
+    return sendEmpty(ctx);
+  }
+  throw badRequest('/type', 'type must be "confirmVerifyEmail", "confirmResetPassword", "confirmMagicLink" or "confirmEmailChange"');
 }
