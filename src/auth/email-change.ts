@@ -11,6 +11,10 @@ import type { PasswordlessDeps } from './passwordless.js';
 import type { SignInDeps } from './sign-in.js';
 import { findUser, setUserColumns } from './users.js';
 
+/** The confirm half, for the route's description. */
+export const confirmEmailChangeSchemaNote =
+  'Confirm with POST /auth/confirm `{"type": "confirmEmailChange", "token"}`: the email becomes the new one and isVerified true; 409 when the address was taken meanwhile.';
+
 /**
  * Checks the request and answers the work to do after the answer (sending in the background, so
  * whether the new address is taken does not show in the answer or its timing).

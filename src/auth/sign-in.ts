@@ -14,7 +14,7 @@ import { createRows } from '../pipeline/execute/writes.js';
 import { Scope } from '../pipeline/scope.js';
 import type { Row } from '../storage/plan.js';
 import type { AuthServices } from './index.js';
-import { findUser, setUserColumns } from './users.js';
+import { setUserColumns } from './users.js';
 
 /** What the sign-in services need from the server: the runtime and the auth services. */
 export interface SignInDeps {
@@ -67,10 +67,10 @@ export function mayCreate(c: CollectionModel, email: string): Promise<boolean> {
   return verdict(c.auth!.options.authRules?.canSignUp?.({ email, object: {} }));
 }
 
-/** Creates a verified row with no password (SPEC §8a: the sign-in proved the address). */
-export async function createVerifiedUser(rt: Runtime, c: CollectionModel, email: string): Promise<Row> {
+/** Creates a row with no password, verified when the sign-in proved the address (SPEC §8a). */
+export async function createVerifiedUser(rt: Runtime, c: CollectionModel, email: string, verified = true): Promise<Row> {
   const scope = new Scope(rt, null);
-  const created = await createRows(c, [{ email, password: NO_PASSWORD, isVerified: true }], { scope, trusted: true }, false);
+  const created = await createRows(c, [{ email, password: NO_PASSWORD, isVerified: verified }], { scope, trusted: true }, false);
   await created.after();
   scope.committed();
   return created.value[0]!;
@@ -78,12 +78,13 @@ export async function createVerifiedUser(rt: Runtime, c: CollectionModel, email:
 
 /**
  * Finishes a passwordless or federated sign-in of `user` (just created when `created`): refuses
- * with 403 when `canSignIn` does, marks the address verified, issues the tokens, fires the hooks.
+ * with 403 when `canSignIn` does, marks the address verified when the method `proved` it, issues
+ * the tokens, fires the hooks.
  */
-export async function completeSignIn(d: SignInDeps, c: CollectionModel, user: Row, info: SignInInfo, created: boolean): Promise<SignInAnswer> {
+export async function completeSignIn(d: SignInDeps, c: CollectionModel, user: Row, info: SignInInfo, created: boolean, proved = true): Promise<SignInAnswer> {
   const rules = c.auth!.options.authRules;
   if (!rules?.canSignIn || !(await verdict(rules.canSignIn(user as never)))) throw new ApiError('FORBIDDEN');
-  if (user.isVerified !== true) {
+  if (proved && user.isVerified !== true) {
     user = (await d.rt.writer.submit((tx, changes) => setUserColumns(d.rt, tx, c, user.id, { isVerified: true }, changes))) ?? user;
   }
   const { answer, jwt } = await issueTokens(d, c, user);
@@ -91,9 +92,4 @@ export async function completeSignIn(d: SignInDeps, c: CollectionModel, user: Ro
   if (created && hooks?.onSignUp) await authHook(d.rt, jwt, (s) => hooks.onSignUp!(s.context, user as never, info));
   if (hooks?.onSignIn) await authHook(d.rt, jwt, (s) => hooks.onSignIn!(s.context, user as never, info));
   return answer;
-}
-
-/** The user by email, or null. */
-export function userByEmail(rt: Runtime, c: CollectionModel, email: string): Promise<Row | null> {
-  return findUser(rt, c, 'email', email);
 }

@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { authInternalTables, createAuthServices, type AuthServices } from '../auth/index.js';
+import { createOAuthService, type OAuthService } from '../auth/oauth/index.js';
 import type { Project } from '../define/project.js';
 import type { Table } from '../define/table.js';
 import { createEmailService, type EmailService } from '../email/index.js';
@@ -38,6 +39,7 @@ export interface App {
   readonly live: LiveEngine;
   readonly photos: PhotoService;
   readonly auth: AuthServices;
+  readonly oauth: OAuthService;
   readonly email: EmailService;
   readonly cron: Scheduler | undefined;
   readonly clientIp: (socketAddress: string, forwardedFor: string | undefined) => string;
@@ -111,11 +113,13 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     now: rt.now,
     onError: (err, context) => log.error({ err, context }, 'photo storage'),
   });
+  const oauth = createOAuthService({ rt, auth, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId });
   const router = new Router(routeTable());
   const metrics = new Metrics();
   // Validated now (a bad schedule fails the start); timers begin once the server listens.
   let cron: Scheduler | undefined;
-  const purge = setInterval(() => void auth.sessions.purgeExpired().catch((err) => log.warn({ err }, 'session purge failed')), 3_600_000).unref();
+  const purgeAll = () => Promise.all([auth.sessions.purgeExpired(), auth.otp.purgeExpired(), oauth.states.purgeExpired()]);
+  const purge = setInterval(() => void purgeAll().catch((err) => log.warn({ err }, 'session purge failed')), 3_600_000).unref();
   // Revocations written by another process (`tablebase admin create`, another node) reach this
   // one's in-memory list within seconds.
   const revocations = setInterval(() => void auth.sessions.loadRevocations().catch((err) => log.warn({ err }, 'revocation reload failed')), 5_000).unref();
@@ -129,6 +133,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     live,
     photos,
     auth,
+    oauth,
     email,
     get cron() {
       return cron;

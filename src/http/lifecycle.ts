@@ -40,13 +40,13 @@ export async function runRoute(route: DeclaredRoute, ctx: RequestContext, s: Ser
   const readJson = () => jsonBody(ctx.req, ctx.search, s.config.maxBodyBytes);
   const isJson = d.body !== undefined && d.body !== 'none' && d.body !== 'raw';
   let body: Json | undefined = typeof d.rateLimit === 'function' && isJson ? await readJson() : undefined;
-  const early: EarlyRequest = { body, params: ctx.params };
+  const query = queryOf(ctx.search);
+  const early: EarlyRequest = { body, params: ctx.params, query };
   const key = typeof d.rateLimit === 'function' ? d.rateLimit(early, s) : (d.rateLimit ?? null);
   const jwt = await admitRequest(s, ctx, key, d.access); //                                  1–2
   if (d.rule && (await d.rule(jwt, s, early)) !== true) throw new ApiError('FORBIDDEN');
   if (isJson && body === undefined) body = await readJson(); //                               3
   const v = route.validate;
-  const query = queryOf(ctx.search);
   const input = {
     body: v.body ? v.body(body) : body,
     query: v.query ? v.query(query) : query,

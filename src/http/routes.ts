@@ -9,6 +9,7 @@ import type { DeclaredRoute } from './declare.js';
 import { runRoute } from './lifecycle.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { emailRoutes } from './routes/email.js';
+import { signInRoutes } from './routes/signin.js';
 import { healthRoute } from './routes/system.js';
 import { streamRoute } from './stream-routes.js';
 import { deletePhoto, servePhoto, uploadPhoto } from './photo-routes.js';
@@ -58,10 +59,11 @@ export function routeTable(extra: readonly Route[] = []): Route[] {
     r('POST', '/auth/sign-up', 'auth', 'Create an account and sign in', signUp),
     r('POST', '/auth/sign-in', 'auth', 'Sign in with email and password', signIn),
     r('POST', '/auth/verify-email', 'auth', 'Send (or resend) the verification email', verifyEmail),
-    r('POST', '/auth/confirm', 'auth', 'Confirm an email verification or a password reset', confirm),
+    r('POST', '/auth/confirm', 'auth', 'Confirm an email verification, a password reset, a magic link or an email change', confirm),
     r('POST', '/auth/reset-password', 'auth', 'Send a password-reset email', resetPassword),
     r('POST', '/auth/refresh', 'auth', 'Rotate a refresh token for a new token pair', refresh),
-    r('POST', '/auth/logout', 'auth', 'End the session of the bearer token', logout),
+    r('POST', '/auth/logout', 'auth', 'End the session of the bearer token, or every session with {"all": true}', logout),
+    ...signInRoutes,
     ...dashboardRoutes,
     ...emailRoutes,
     ...extra,

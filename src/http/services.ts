@@ -4,6 +4,7 @@
  * never the node:http objects; a new family adds its service here (e.g. `push`).
  */
 import type { AuthServices } from '../auth/index.js';
+import type { OAuthService } from '../auth/oauth/flow.js';
 import type { Metrics } from '../core/metrics.js';
 import type { Runtime } from '../core/runtime.js';
 import type { CronStatus } from '../cron/scheduler.js';
@@ -27,4 +28,6 @@ export interface Services {
   readonly live: LiveEngine;
   readonly metrics: Metrics;
   readonly cron: CronStatus | undefined;
+  /** OAuth / OpenID Connect sign-in (SPEC §8a). */
+  readonly oauth: OAuthService;
 }
