@@ -132,8 +132,8 @@ export async function refresh(ctx: RequestContext): Promise<void> {
 
 export async function logout(ctx: RequestContext): Promise<void> {
   const { app } = ctx;
-  const jwt = await app.rt.tokens.verify(ctx.req.headers.authorization);
   await limit(ctx, AUTH_NO_TABLE, 'logout');
+  const jwt = await app.rt.tokens.verify(ctx.req.headers.authorization);
   // The body is optional here (a plain logout sends none).
   const raw = await readBody(ctx.req, app.config.maxBodyBytes);
   const body = raw && raw.length > 0 ? parseJson(raw.toString('utf8'), 'request body') : {};
