@@ -66,6 +66,19 @@ export function authSchemas(ctx: DocContext): Record<string, JsonSchema> {
     properties: { type: typeEnum('confirmResetPassword'), token: { type: 'string', description: 'from the reset email' }, newPassword: passwordSchema(ctx), table: rateLimitTable(ctx) },
     additionalProperties: false,
   };
+  // SPEC §8a, §8: the magic link signs in; the email change sets the new address.
+  out.ConfirmMagicLink = {
+    type: 'object',
+    required: ['type', 'token'],
+    properties: { type: typeEnum('confirmMagicLink'), token: { type: 'string', description: 'from the magic-link email' }, table: rateLimitTable(ctx) },
+    additionalProperties: false,
+  };
+  out.ConfirmEmailChange = {
+    type: 'object',
+    required: ['type', 'token'],
+    properties: { type: typeEnum('confirmEmailChange'), token: { type: 'string', description: 'from the email sent to the new address' }, table: rateLimitTable(ctx) },
+    additionalProperties: false,
+  };
   return out;
 }
 
@@ -138,18 +151,30 @@ export const authRoutes: readonly RouteDoc[] = [
     path: '/auth/confirm',
     group: 'auth',
     operationId: 'confirm',
-    summary: 'Confirm an email or a password reset with the emailed token',
-    describe: () => ({
-      description: 'An unknown, used or expired token is 400 INVALID_CONFIRMATION_TOKEN. A confirmed reset revokes every session of the user.',
+    summary: 'Confirm an email, a password reset, a magic link or an email change with the emailed token',
+    describe: (ctx) => ({
+      description:
+        'An unknown, used or expired token is 400 INVALID_CONFIRMATION_TOKEN (checked before a new password is hashed), as is a reset or verification token sent to an address the account no longer has. A confirmed reset revokes every session of the user. `confirmMagicLink` answers the user and a token pair; the other types an empty 200. `confirmEmailChange` is 409 when the new address was taken meanwhile. Without `table`, the rate limit is keyed `auth:confirm`.',
       security: [],
       requestBody: body(
         {
-          oneOf: [schemaRef('ConfirmVerifyEmail'), schemaRef('ConfirmResetPassword')],
-          discriminator: { propertyName: 'type', mapping: { confirmVerifyEmail: '#/components/schemas/ConfirmVerifyEmail', confirmResetPassword: '#/components/schemas/ConfirmResetPassword' } },
+          oneOf: [schemaRef('ConfirmVerifyEmail'), schemaRef('ConfirmResetPassword'), schemaRef('ConfirmMagicLink'), schemaRef('ConfirmEmailChange')],
+          discriminator: {
+            propertyName: 'type',
+            mapping: {
+              confirmVerifyEmail: '#/components/schemas/ConfirmVerifyEmail',
+              confirmResetPassword: '#/components/schemas/ConfirmResetPassword',
+              confirmMagicLink: '#/components/schemas/ConfirmMagicLink',
+              confirmEmailChange: '#/components/schemas/ConfirmEmailChange',
+            },
+          },
         },
         { type: 'confirmVerifyEmail', token: 'token-from-the-email' },
       ),
-      responses: { '200': emptyOk('Confirmed'), ...errors('BadRequest', 'NotFound', 'RateLimited', 'Internal', 'Unavailable') },
+      responses: {
+        '200': sessionOk(ctx, 'AuthSession', 'Confirmed. Only confirmMagicLink has a body (the user and a token pair); the other types answer an empty body'),
+        ...errors('BadRequest', 'NotFound', 'Conflict', 'RateLimited', 'Internal', 'Unavailable'),
+      },
     }),
   },
   {
@@ -189,10 +214,14 @@ export const authRoutes: readonly RouteDoc[] = [
     path: '/auth/logout',
     group: 'auth',
     operationId: 'logout',
-    summary: 'Revoke the session of the bearer token',
+    summary: 'Revoke the session of the bearer token, or every session of its user',
     describe: () => ({
-      description: 'Revokes the session and its access token.',
+      description: 'Revokes the session and its access token; with `{"all": true}`, every session of the caller (SPEC §8). The body is optional.',
       security: [{ bearerAuth: [] }],
+      requestBody: {
+        required: false,
+        content: { 'application/json': { schema: { type: 'object', properties: { all: { type: 'boolean', default: false } }, additionalProperties: false }, example: { all: true } } },
+      },
       responses: { '204': { description: 'Signed out; no body' }, ...errors('Unauthorized', 'RateLimited', 'Internal') },
     }),
   },
