@@ -123,6 +123,21 @@ describe('OpenID Connect sign-in (provider `test`)', { timeout: 60_000 }, () => 
     expect(f.get('error')).toBe('INVALID_OAUTH_STATE');
   });
 
+  it('a provider that posts its answer (form_post) is served by POST on the callback', async () => {
+    op.nextAccount = 'ann';
+    const callback = new URL(await browse(s.base + startUrl(), isCallback));
+    const r = await fetch(`${s.base}${callback.pathname}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: callback.searchParams.toString(),
+    });
+    expect(r.status).toBe(302);
+    expect(fragment(r.headers.get('location')!).get('access_token')).toBeTruthy();
+    const json = await fetch(`${s.base}${callback.pathname}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(json.status).toBe(415);
+  });
+
   it('a tampered state is 400 (no redirectTo can be trusted)', async () => {
     op.nextAccount = 'ann';
     const callback = new URL(await browse(s.base + startUrl(), isCallback));

@@ -33,6 +33,12 @@ const HOST_RE = /^[A-Za-z0-9.-]{1,253}(:\d{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:\d{
 /** True when `url` is allowed by the list (SPEC §8a): exact match, or an entry ending in `*` as a prefix. */
 export function redirectAllowed(url: string, allowList: readonly string[]): boolean {
   if (url.length > MAX_REDIRECT_LENGTH || url.includes('#') || /[\s\\]/.test(url)) return false;
+  // Only URLs already in normal form: `/cb/../evil` would match a prefix yet land elsewhere.
+  try {
+    if (new URL(url).href !== url && new URL(url).href !== `${url}/`) return false;
+  } catch {
+    return false;
+  }
   return allowList.some((entry) => (entry.endsWith('*') ? url.startsWith(entry.slice(0, -1)) : url === entry));
 }
 
@@ -148,6 +154,7 @@ export class OAuthService {
     const linked = await this.identities.find(c.name, provider, id.subject);
     let user: Row | null = linked ? await findUser(rt, c, 'id', linked) : null;
     if (user) return completeSignIn(this.#d, c, user, info, false, false);
+    if (linked) await this.identities.forget(c.name, provider, id.subject);
     let email: string | null = null;
     try {
       email = id.email === null ? null : normalizeEmail(id.email, '/email');

@@ -9,6 +9,7 @@ import type { WriteFn } from '../sessions.js';
 export class OAuthIdentities {
   readonly #find: string;
   readonly #insert: string;
+  readonly #delete: string;
   readonly #reader: SqlRunner;
   readonly #write: WriteFn;
   readonly #now: () => number;
@@ -22,6 +23,7 @@ export class OAuthIdentities {
     const cols = ['id', 'provider', 'subject', 'authTable', 'userId', 'email', 'createdAt'] as const;
     // Two first sign-ins of one subject at once: the unique index keeps one row, the other is a no-op.
     this.#insert = `INSERT INTO ${T} (${cols.map(q).join(', ')}) VALUES (${cols.map((_, i) => d.param(i + 1)).join(', ')}) ON CONFLICT DO NOTHING`;
+    this.#delete = `DELETE FROM ${T} WHERE ${q('authTable')} = ${d.param(1)} AND ${q('provider')} = ${d.param(2)} AND ${q('subject')} = ${d.param(3)}`;
     this.#reader = o.reader;
     this.#write = o.write;
     this.#now = o.now ?? Date.now;
@@ -32,6 +34,11 @@ export class OAuthIdentities {
   async find(table: string, provider: string, subject: string): Promise<string | null> {
     const row = await this.#reader.get(this.#find, [table, provider, subject]);
     return row === undefined ? null : String(row.userId);
+  }
+
+  /** Drops a link whose user row is gone, so the subject can sign up or link again. */
+  async forget(table: string, provider: string, subject: string): Promise<void> {
+    await this.#write((tx) => tx.run(this.#delete, [table, provider, subject]));
   }
 
   async link(table: string, provider: string, subject: string, userId: string, email: string | null): Promise<void> {

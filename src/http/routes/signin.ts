@@ -14,7 +14,7 @@ import { ApiError } from '../../core/errors.js';
 import type { CollectionModel } from '../../core/model.js';
 import { AUTH_NO_TABLE } from '../../ratelimit/policy.js';
 import { normalizeEmail } from '../../storage/values.js';
-import { defineRoute, empty, redirect } from '../declare.js';
+import { defineRoute, empty, redirect, type BodySource } from '../declare.js';
 import type { Services } from '../services.js';
 
 /** SPEC §13.2: a table that is not an auth table, or none, is 404. */
@@ -156,4 +156,38 @@ export const signInRoutes = [
     errors: ['INVALID_OAUTH_STATE'],
     handler: async ({ params, query }, s) => redirect((await s.oauth.callback(params.provider, query as Record<string, string>)).location),
   }),
+  defineRoute({
+    method: 'POST',
+    path: '/auth/oauth/:provider/callback',
+    family: 'auth',
+    summary: 'Finish an OAuth sign-in whose provider posts the answer (response_mode=form_post, e.g. Apple)',
+    description: 'The same as the GET callback, with `code` and `state` in an `application/x-www-form-urlencoded` body (at most 16 KiB).',
+    operationId: 'oauthCallbackPost',
+    access: 'public',
+    rateLimit: { table: AUTH_NO_TABLE, op: 'oauth' },
+    params: Type.Object({ provider: Type.String({ maxLength: 32 }) }),
+    body: 'raw',
+    responses: { 302: 'Back to redirectTo, with the tokens or an error in the fragment' },
+    errors: ['INVALID_OAUTH_STATE', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'],
+    handler: async ({ params, source }, s) => redirect((await s.oauth.callback(params.provider, await formFields(source!))).location),
+  }),
 ];
+
+const MAX_FORM_BYTES = 16 * 1024;
+
+/** The provider's form post: bounded, urlencoded only. */
+async function formFields(source: BodySource): Promise<Record<string, string>> {
+  if (!/^application\/x-www-form-urlencoded\b/i.test(source.contentType ?? '')) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send application/x-www-form-urlencoded');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of source) {
+    size += chunk.length;
+    // Past the limit, read on (bounded) without keeping, so the client still receives the 413.
+    if (size > MAX_FORM_BYTES * 64) break;
+    if (size <= MAX_FORM_BYTES) chunks.push(chunk);
+  }
+  if (size > MAX_FORM_BYTES) throw new ApiError('PAYLOAD_TOO_LARGE');
+  const out: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) if (!(k in out)) out[k] = v;
+  return out;
+}
