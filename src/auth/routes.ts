@@ -3,7 +3,7 @@
  * rate limit (per auth table and auth operation) → auth rules → body checks → auth SQL through
  * the writer → auth hooks. Sign-up and sign-in answer {user, accessToken, refreshToken, expiresIn}.
  */
-import type { App } from '../core/app.js';
+import type { Services as App } from '../http/services.js';
 import { ApiError, badRequest } from '../core/errors.js';
 import type { CollectionModel } from '../core/model.js';
 import { jsonBody, parseJson, readBody } from '../http/body.js';
@@ -38,8 +38,8 @@ function authTableOf(app: App, table: unknown): CollectionModel {
 }
 
 /** Step 1 (SPEC §8, §9): per IP × table, or `auth:<operation>` when the body names no table. */
-export async function limit(ctx: RequestContext, table: string, op: string): Promise<void> {
-  const h = ctx.app.rt.limiter.enforce(ctx.ip, table, op);
+async function limit(ctx: RequestContext, table: string, op: string): Promise<void> {
+  const h = ctx.services.rt.limiter.enforce(ctx.ip, table, op);
   const headers = h instanceof Promise ? await h : h;
   if (headers) setHeaders(ctx.res, headers);
 }
@@ -53,7 +53,7 @@ function sendInBackground(app: App, send: () => Promise<void>): void {
 }
 
 export async function signUp(ctx: RequestContext): Promise<void> {
-  const { app } = ctx;
+  const app = ctx.services;
   const body = await jsonBody(ctx.req, ctx.search, app.config.maxBodyBytes);
   const c = authTableOf(app, body.table);
   await limit(ctx, c.name, 'signUp'); //                                        1
@@ -79,7 +79,7 @@ export async function signUp(ctx: RequestContext): Promise<void> {
 }
 
 export async function signIn(ctx: RequestContext): Promise<void> {
-  const { app } = ctx;
+  const app = ctx.services;
   const body = await jsonBody(ctx.req, ctx.search, app.config.maxBodyBytes);
   const c = authTableOf(app, body.table);
   await limit(ctx, c.name, 'signIn');
@@ -112,7 +112,7 @@ export async function signIn(ctx: RequestContext): Promise<void> {
 }
 
 export async function refresh(ctx: RequestContext): Promise<void> {
-  const { app } = ctx;
+  const app = ctx.services;
   const body = await jsonBody(ctx.req, ctx.search, app.config.maxBodyBytes);
   await limit(ctx, body.table !== undefined ? authTableOf(app, body.table).name : AUTH_NO_TABLE, 'refresh');
   if (typeof body.refreshToken !== 'string') throw badRequest('/refreshToken', '"refreshToken" is required');
@@ -131,7 +131,7 @@ export async function refresh(ctx: RequestContext): Promise<void> {
 }
 
 export async function logout(ctx: RequestContext): Promise<void> {
-  const { app } = ctx;
+  const app = ctx.services;
   await limit(ctx, AUTH_NO_TABLE, 'logout');
   const jwt = await app.rt.tokens.verify(ctx.req.headers.authorization);
   // The body is optional here (a plain logout sends none).
@@ -150,7 +150,7 @@ export async function logout(ctx: RequestContext): Promise<void> {
 
 /** Sends (or resends) the verification email; 200 whether or not the address is known. */
 export async function verifyEmail(ctx: RequestContext): Promise<void> {
-  const { app } = ctx;
+  const app = ctx.services;
   const body = await jsonBody(ctx.req, ctx.search, app.config.maxBodyBytes);
   const c = authTableOf(app, body.table);
   await limit(ctx, c.name, 'verifyEmail');
@@ -166,7 +166,7 @@ export async function verifyEmail(ctx: RequestContext): Promise<void> {
 
 /** 200 whether or not the address exists; `canPasswordReset` may silently suppress it (SPEC §13.3). */
 export async function resetPassword(ctx: RequestContext): Promise<void> {
-  const { app } = ctx;
+  const app = ctx.services;
   const body = await jsonBody(ctx.req, ctx.search, app.config.maxBodyBytes);
   const c = authTableOf(app, body.table);
   await limit(ctx, c.name, 'passwordReset');
@@ -185,7 +185,7 @@ function boundUser(user: Row | null, record: { email: string | null }): Row {
 }
 
 export async function confirm(ctx: RequestContext): Promise<void> {
-  const { app } = ctx;
+  const app = ctx.services;
   const rt = app.rt;
   const body = await jsonBody(ctx.req, ctx.search, app.config.maxBodyBytes);
   // The body names no table; one may be given to key the rate limit, else `auth:confirm` (SPEC §8).

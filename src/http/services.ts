@@ -28,6 +28,8 @@ export interface Services {
   readonly live: LiveEngine;
   readonly metrics: Metrics;
   readonly cron: CronStatus | undefined;
+  /** The OpenAPI document of this server, rendered once (SPEC §11). */
+  readonly openapi: { readonly json: string; readonly yaml: string };
   /** OAuth / OpenID Connect sign-in (SPEC §8a). */
   readonly oauth: OAuthService;
 }

@@ -14,7 +14,8 @@ import { ApiError } from '../../core/errors.js';
 import type { CollectionModel } from '../../core/model.js';
 import { AUTH_NO_TABLE } from '../../ratelimit/policy.js';
 import { normalizeEmail } from '../../storage/values.js';
-import { defineRoute, empty, redirect, type BodySource } from '../declare.js';
+import type { RequestStream } from '../../core/sink.js';
+import { defineRoute, empty, redirect } from '../declare.js';
 import type { Services } from '../services.js';
 
 /** SPEC §13.2: a table that is not an auth table, or none, is 404. */
@@ -176,11 +177,11 @@ export const signInRoutes = [
 const MAX_FORM_BYTES = 16 * 1024;
 
 /** The provider's form post: bounded, urlencoded only. */
-async function formFields(source: BodySource): Promise<Record<string, string>> {
-  if (!/^application\/x-www-form-urlencoded\b/i.test(source.contentType ?? '')) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send application/x-www-form-urlencoded');
+async function formFields(source: RequestStream): Promise<Record<string, string>> {
+  if (!/^application\/x-www-form-urlencoded\b/i.test(String(source.headers['content-type'] ?? ''))) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send application/x-www-form-urlencoded');
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of source) {
+  for await (const chunk of source as AsyncIterable<Buffer>) {
     size += chunk.length;
     // Past the limit, read on (bounded) without keeping, so the client still receives the 413.
     if (size > MAX_FORM_BYTES * 64) break;
