@@ -104,6 +104,22 @@ describe('onSignUp / onSignIn name the method', { timeout: 60_000 }, () => {
   });
 });
 
+describe('without otp.signUp', { timeout: 30_000 }, () => {
+  it('an unknown address gets the same empty 200 and no code; any code is 401', async () => {
+    const nobody = `nobody.${Date.now()}@example.com`;
+    const r = await post('/auth/otp/send', { type: 'sendOtp', table: 'members', email: nobody });
+    expect(r.status).toBe(200);
+    expect(r.text).toBe('');
+    await new Promise((done) => setTimeout(done, 500));
+    const dir = join(s.dataDir, 'outbox');
+    const sent = existsSync(dir) ? readdirSync(dir).filter((f) => readFileSync(join(dir, f), 'utf8').includes(nobody)) : [];
+    expect(sent).toHaveLength(0);
+    const v = await post('/auth/otp/verify', { type: 'verifyOtp', table: 'members', email: nobody, code: '123456' });
+    expect(v.status).toBe(401);
+    expect(v.json.error.code).toBe('INVALID_CREDENTIALS');
+  });
+});
+
 describe('every auth route is rate limited per IP (SPEC §8, §9)', { timeout: 60_000 }, () => {
   const third = async (send: () => Promise<Reply>, what: string, n = 2) => {
     for (let i = 0; i < n; i++) expect((await send()).status, what).not.toBe(429);
