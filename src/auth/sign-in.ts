@@ -9,9 +9,7 @@ import type { CollectionModel } from '../core/model.js';
 import type { Runtime } from '../core/runtime.js';
 import type { SignInInfo } from '../define/signin.js';
 import type { Jwt } from '../define/types.js';
-import { runAfterHook } from '../pipeline/execute/hooks.js';
-import { createRows } from '../pipeline/execute/writes.js';
-import { Scope } from '../pipeline/scope.js';
+import { createTrusted, runHook } from '../pipeline/index.js';
 import type { Row } from '../storage/plan.js';
 import type { AuthServices } from './index.js';
 import { setUserColumns } from './users.js';
@@ -55,13 +53,6 @@ export async function issueTokens(d: SignInDeps, c: CollectionModel, user: Row):
   return { answer: { user, accessToken: token, refreshToken: session.refreshToken, expiresIn }, jwt: claimsOf(token) };
 }
 
-/** Runs an auth hook as the given caller; a hook's failure is logged, never the answer's. */
-export async function authHook(rt: Runtime, jwt: Jwt | null, run: (scope: Scope) => unknown): Promise<void> {
-  const scope = new Scope(rt, jwt);
-  await runAfterHook(rt, 'auth hook', () => run(scope));
-  scope.committed();
-}
-
 /** `canSignUp` for a row that a passwordless or federated sign-in would create. */
 export function mayCreate(c: CollectionModel, email: string): Promise<boolean> {
   return verdict(c.auth!.options.authRules?.canSignUp?.({ email, object: {} }));
@@ -69,11 +60,8 @@ export function mayCreate(c: CollectionModel, email: string): Promise<boolean> {
 
 /** Creates a row with no password, verified when the sign-in proved the address (SPEC §8a). */
 export async function createVerifiedUser(rt: Runtime, c: CollectionModel, email: string, verified = true): Promise<Row> {
-  const scope = new Scope(rt, null);
-  const created = await createRows(c, [{ email, password: NO_PASSWORD, isVerified: verified }], { scope, trusted: true }, false);
-  await created.after();
-  scope.committed();
-  return created.value[0]!;
+  const [user] = await createTrusted(rt, c, [{ email, password: NO_PASSWORD, isVerified: verified }]);
+  return user!;
 }
 
 /**
@@ -89,7 +77,7 @@ export async function completeSignIn(d: SignInDeps, c: CollectionModel, user: Ro
   }
   const { answer, jwt } = await issueTokens(d, c, user);
   const hooks = c.auth!.options.authHooks;
-  if (created && hooks?.onSignUp) await authHook(d.rt, jwt, (s) => hooks.onSignUp!(s.context, user as never, info));
-  if (hooks?.onSignIn) await authHook(d.rt, jwt, (s) => hooks.onSignIn!(s.context, user as never, info));
+  if (created && hooks?.onSignUp) await runHook(d.rt, jwt, 'auth hook', (ctx) => hooks.onSignUp!(ctx, user as never, info));
+  if (hooks?.onSignIn) await runHook(d.rt, jwt, 'auth hook', (ctx) => hooks.onSignIn!(ctx, user as never, info));
   return answer;
 }

@@ -8,6 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
+import { createAuthFlows } from '../auth/flows.js';
 import { authInternalTables, createAuthServices, type AuthServices } from '../auth/index.js';
 import { createOAuthService } from '../auth/oauth/index.js';
 import type { Project } from '../define/project.js';
@@ -122,6 +123,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     rt,
     config,
     auth,
+    authFlows: createAuthFlows(rt, auth),
     email,
     photos,
     live,
