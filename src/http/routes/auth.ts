@@ -11,6 +11,7 @@ import { confirmMagicLink } from '../../auth/passwordless.js';
 import { ApiError } from '../../core/errors.js';
 import type { RequestStream } from '../../core/sink.js';
 import { AUTH_NO_TABLE } from '../../ratelimit/policy.js';
+import { readSmallBody } from '../small-body.js';
 import { defineRoute, empty, modelSchema, noContent, type EarlyRequest, type RateLimitKey } from '../declare.js';
 import type { Services } from '../services.js';
 
@@ -180,19 +181,12 @@ const MAX_LOGOUT_BODY = 1024;
 
 /** `{}` or `{"all": boolean}`: an empty body is allowed; anything else is 400, a non-JSON type 415. */
 async function logoutBody(source: RequestStream): Promise<{ all?: boolean }> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of source as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_LOGOUT_BODY * 64) break; // read on a little so the client still gets the 413
-    if (size <= MAX_LOGOUT_BODY) chunks.push(chunk);
-  }
-  if (size > MAX_LOGOUT_BODY) throw new ApiError('PAYLOAD_TOO_LARGE');
-  if (size === 0) return {};
+  const raw = await readSmallBody(source, MAX_LOGOUT_BODY);
+  if (raw.length === 0) return {};
   if (!/^application\/(.+\+)?json\b/i.test(String(source.headers['content-type'] ?? ''))) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send JSON with Content-Type: application/json');
   let body: unknown;
   try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    body = JSON.parse(raw.toString('utf8'));
   } catch {
     throw new ApiError('BAD_REQUEST', 'The request body is not valid JSON');
   }

@@ -10,20 +10,17 @@
 import { Type } from '@sinclair/typebox';
 import { confirmEmailChangeSchemaNote, sendChangeEmail } from '../../auth/email-change.js';
 import { inBackground, otpOf, requireMagicLink, sendMagicLink, sendOtp, verifyOtp } from '../../auth/passwordless.js';
+import { authTableOf } from '../../auth/flows.js';
 import { ApiError } from '../../core/errors.js';
-import type { CollectionModel } from '../../core/model.js';
 import { AUTH_NO_TABLE } from '../../ratelimit/policy.js';
 import { normalizeEmail } from '../../storage/values.js';
 import type { RequestStream } from '../../core/sink.js';
 import { defineRoute, empty, redirect } from '../declare.js';
+import { readSmallBody } from '../small-body.js';
 import type { Services } from '../services.js';
 
 /** SPEC §13.2: a table that is not an auth table, or none, is 404. */
-function authTableNamed(s: Services, table: unknown): CollectionModel {
-  const c = typeof table === 'string' ? s.rt.model.collections.get(table) : undefined;
-  if (!c?.auth) throw new ApiError('NOT_FOUND', 'No auth table by that name');
-  return c;
-}
+const authTableNamed = (s: Services, table: unknown) => authTableOf(s.rt.model, table);
 
 const Email = Type.String({ maxLength: 320, description: 'trimmed and lowercased before use (SPEC §13.15)' });
 const Table = Type.String({ maxLength: 128, description: 'the auth table' });
@@ -179,16 +176,8 @@ const MAX_FORM_BYTES = 16 * 1024;
 /** The provider's form post: bounded, urlencoded only. */
 async function formFields(source: RequestStream): Promise<Record<string, string>> {
   if (!/^application\/x-www-form-urlencoded\b/i.test(String(source.headers['content-type'] ?? ''))) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send application/x-www-form-urlencoded');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of source as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    // Past the limit, read on (bounded) without keeping, so the client still receives the 413.
-    if (size > MAX_FORM_BYTES * 64) break;
-    if (size <= MAX_FORM_BYTES) chunks.push(chunk);
-  }
-  if (size > MAX_FORM_BYTES) throw new ApiError('PAYLOAD_TOO_LARGE');
+  const raw = await readSmallBody(source, MAX_FORM_BYTES);
   const out: Record<string, string> = {};
-  for (const [k, v] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) if (!(k in out)) out[k] = v;
+  for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) if (!(k in out)) out[k] = v;
   return out;
 }
