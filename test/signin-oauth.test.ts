@@ -171,3 +171,34 @@ describe('OpenID Connect sign-in (provider `test`)', { timeout: 60_000 }, () => 
     expect((await s.call('GET', startUrl(APP, 'test', 'admins'))).status).toBe(404);
   });
 });
+
+describe('a client registered for client_secret_post', { timeout: 60_000 }, () => {
+  let s2: TestServer;
+  let op2: TestOp;
+  beforeAll(async () => {
+    const port = await freePort();
+    const env = { OIDC_ISSUER: `http://127.0.0.1:${port}`, OIDC_CLIENT_ID: 'tb-post', OIDC_CLIENT_SECRET: 'another-test-client-secret' };
+    s2 = await startServer({ env });
+    op2 = await startOidcProvider({
+      port,
+      clientId: env.OIDC_CLIENT_ID,
+      clientSecret: env.OIDC_CLIENT_SECRET,
+      redirectUris: [`${s2.base}/auth/oauth/test/callback`],
+      accounts: { cy: { email: 'cy@oidc.example', emailVerified: true } },
+      tokenEndpointAuthMethod: 'client_secret_post',
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await s2?.dispose();
+    await op2?.close();
+  });
+
+  // oidc-provider accepts basic and post alike for a secret client, so this shows the registration
+  // works, not the invalid_client retry (a stricter server's case).
+  it('signs in', async () => {
+    const url = await browse(`${s2.base}/auth/oauth/test/start?table=users&redirectTo=${encodeURIComponent(APP)}`, isApp);
+    const f = fragment(url);
+    expect(f.get('error')).toBeNull();
+    expect(f.get('access_token')).toBeTruthy();
+  });
+});

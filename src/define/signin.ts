@@ -46,6 +46,12 @@ export interface OidcProviderOptions extends ProviderBase {
   type: 'oidc';
   issuer: string;
   clientSecret?: string;
+  /**
+   * How the client authenticates at the token endpoint. Default: `client_secret_basic` (the
+   * OpenID Connect default), retried once with `client_secret_post` when the server answers
+   * `invalid_client`.
+   */
+  tokenAuthMethod?: 'client_secret_basic' | 'client_secret_post';
 }
 
 export interface GoogleProviderOptions extends ProviderBase {

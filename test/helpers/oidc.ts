@@ -30,6 +30,8 @@ export interface OpOptions {
   clientSecret: string;
   redirectUris: string[];
   accounts: Record<string, TestAccount>;
+  /** The client's registered method (oidc-provider's default: client_secret_basic). */
+  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post';
 }
 
 export async function startOidcProvider(o: OpOptions): Promise<TestOp> {
@@ -38,7 +40,16 @@ export async function startOidcProvider(o: OpOptions): Promise<TestOp> {
   const table = new Map(Object.entries(accounts));
   const op: TestOp = { issuer, clientId, clientSecret, accounts: table, nextAccount: Object.keys(accounts)[0]!, close: async () => {} };
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: redirectUris, grant_types: ['authorization_code'], response_types: ['code'] }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: redirectUris,
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: o.tokenEndpointAuthMethod ?? 'client_secret_basic',
+      },
+    ],
     cookies: { keys: ['test-cookie-key-' + port] },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     pkce: { required: () => true },

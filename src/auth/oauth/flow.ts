@@ -137,14 +137,18 @@ export class OAuthService {
 
   async #exchange(flow: ProviderFlow, p: { codeVerifier: string; nonce: string | null; redirectUri: string }, query: Record<string, string>): Promise<Identity> {
     if (query.error !== undefined) throw new ApiError('OAUTH_FAILED', 'The provider refused the sign-in');
-    const config = await flow.config();
+    let config = await flow.config();
     const current = new URL(p.redirectUri);
     for (const [k, v] of Object.entries(query)) current.searchParams.set(k, v);
-    const tokens = await client.authorizationCodeGrant(config, current, {
-      pkceCodeVerifier: p.codeVerifier,
-      expectedState: query.state,
-      ...(p.nonce !== null ? { expectedNonce: p.nonce, idTokenExpected: true } : {}),
-    });
+    const checks = { pkceCodeVerifier: p.codeVerifier, expectedState: query.state, ...(p.nonce !== null ? { expectedNonce: p.nonce, idTokenExpected: true } : {}) };
+    let tokens;
+    try {
+      tokens = await client.authorizationCodeGrant(config, current, checks);
+    } catch (err) {
+      if (!(err instanceof client.ResponseBodyError && err.error === 'invalid_client' && flow.fallbackConfig)) throw err;
+      config = await flow.fallbackConfig();
+      tokens = await client.authorizationCodeGrant(config, current, checks);
+    }
     return flow.identity(config, tokens);
   }
 

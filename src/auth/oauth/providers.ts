@@ -31,6 +31,8 @@ export interface ProviderFlow {
   /** Extra authorization-request parameters (Apple: `response_mode`). */
   readonly authParams: Record<string, string>;
   config(): Promise<client.Configuration>;
+  /** A second way to authenticate the client, tried once when the token endpoint answers `invalid_client`. */
+  fallbackConfig?(): Promise<client.Configuration>;
   /** After the code exchange: who signed in. */
   identity(config: client.Configuration, tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers): Promise<Identity>;
 }
@@ -49,13 +51,20 @@ export function isLoopbackHttp(url: string): boolean {
 
 const HTTP_TIMEOUT_SECONDS = 10;
 
+type TokenAuth = 'client_secret_basic' | 'client_secret_post';
+
+function clientAuth(secret: string | undefined, method: TokenAuth): client.ClientAuth {
+  if (secret === undefined) return client.None();
+  return method === 'client_secret_post' ? client.ClientSecretPost(secret) : client.ClientSecretBasic(secret);
+}
+
 /** Discovery once per provider; a failure is retried on the next sign-in instead of cached. */
-function discovered(issuer: string, clientId: string, secret: string | undefined): () => Promise<client.Configuration> {
+function discovered(issuer: string, clientId: string, secret: string | undefined, method: TokenAuth = 'client_secret_basic'): () => Promise<client.Configuration> {
   let pending: Promise<client.Configuration> | undefined;
   return () => {
     pending ??= client
-      // client_secret_basic: the method every server must support (RFC 6749 §2.3.1) and the OIDC default.
-      .discovery(new URL(issuer), clientId, secret, secret === undefined ? client.None() : client.ClientSecretBasic(secret), {
+      // client_secret_basic by default: the method every server must support (RFC 6749 §2.3.1) and the OIDC default.
+      .discovery(new URL(issuer), clientId, secret, clientAuth(secret, method), {
         execute: isLoopbackHttp(issuer) ? [client.allowInsecureRequests] : [],
         timeout: HTTP_TIMEOUT_SECONDS,
       })
@@ -83,8 +92,19 @@ async function oidcIdentity(config: client.Configuration, tokens: client.TokenEn
   return { subject: claims.sub, email, emailVerified: email !== null && verified };
 }
 
-function oidcFlow(issuer: string, o: { clientId: string; clientSecret?: string; scopes?: string[] }): ProviderFlow {
-  return { oidc: true, scopes: (o.scopes ?? ['openid', 'email', 'profile']).join(' '), authParams: {}, config: discovered(issuer, o.clientId, o.clientSecret), identity: oidcIdentity };
+function oidcFlow(issuer: string, o: { clientId: string; clientSecret?: string; scopes?: string[]; tokenAuthMethod?: TokenAuth }): ProviderFlow {
+  const config = discovered(issuer, o.clientId, o.clientSecret, o.tokenAuthMethod);
+  const flow: ProviderFlow = { oidc: true, scopes: (o.scopes ?? ['openid', 'email', 'profile']).join(' '), authParams: {}, config, identity: oidcIdentity };
+  // Clients registered for client_secret_post refuse basic with `invalid_client` (before the code is spent).
+  if (o.tokenAuthMethod === undefined && o.clientSecret !== undefined) {
+    flow.fallbackConfig = async () => {
+      const c = new client.Configuration((await config()).serverMetadata(), o.clientId, o.clientSecret, client.ClientSecretPost(o.clientSecret));
+      if (isLoopbackHttp(issuer)) client.allowInsecureRequests(c);
+      c.timeout = HTTP_TIMEOUT_SECONDS;
+      return c;
+    };
+  }
+  return flow;
 }
 
 /** Apple's client secret: an ES256 JWT (iss team, sub client, aud appleid.apple.com), valid 5 minutes. */
