@@ -18,15 +18,25 @@ const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!,
 const fragmentOf = (u: string) => new URLSearchParams(new URL(u).hash.slice(1));
 const githubSignIn = async (table = 'members') => fragmentOf(await browse(`${s.base}/auth/oauth/gh/start?table=${table}&redirectTo=${encodeURIComponent(APP)}`, (u) => u.startsWith(APP)));
 const post = (path: string, body: unknown, headers?: Record<string, string>) => s.call('POST', path, body, headers);
-const mailTo = async (to: string): Promise<string> => {
+/** The newest message to `to` whose text matches `pattern` (outbox files may be half-written when read). */
+const mailTo = async (to: string, pattern: RegExp): Promise<RegExpExecArray> => {
   const dir = join(s.dataDir, 'outbox');
-  const found = await until(
-    async () => (existsSync(dir) ? readdirSync(dir).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8'))) : []).filter((m: { to: string[] }) => m.to.includes(to)),
-    (m) => m.length > 0,
-    `mail to ${to}`,
-    20_000,
-  );
-  return found[found.length - 1].text as string;
+  const read = async () => {
+    const texts: string[] = [];
+    for (const f of existsSync(dir) ? readdirSync(dir).sort() : []) {
+      try {
+        const m = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { to: string[]; text: string };
+        if (m.to.includes(to)) texts.push(m.text);
+      } catch {
+        // still being written
+      }
+    }
+    return texts
+      .map((t) => pattern.exec(t))
+      .filter((m) => m !== null)
+      .at(-1);
+  };
+  return (await until(read, (m) => m !== undefined, `mail to ${to}`, 20_000))!;
 };
 
 beforeAll(async () => {
@@ -81,14 +91,10 @@ describe('onSignUp / onSignIn name the method', { timeout: 60_000 }, () => {
     const id = up.json.data.user.id;
     expect((await post('/auth/sign-in', { type: 'signIn', table: 'members', email, password: 'hooks-password-1' })).status).toBe(200);
     await post('/auth/otp/send', { type: 'sendOtp', table: 'members', email });
-    const code = /\b(\d{6})\b/.exec(await mailTo(email))![1]!;
+    const code = (await mailTo(email, /\b(\d{6})\b/))[1]!;
     expect((await post('/auth/otp/verify', { type: 'verifyOtp', table: 'members', email, code })).status).toBe(200);
     await post('/auth/magic-link', { type: 'sendMagicLink', table: 'members', email });
-    const token = await until(
-      async () => /magic\?token=([A-Za-z0-9_-]+)/.exec(await mailTo(email))?.[1],
-      (t) => t !== undefined,
-      'magic link',
-    );
+    const token = (await mailTo(email, /magic\?token=([A-Za-z0-9_-]+)/))[1]!;
     expect((await post('/auth/confirm', { type: 'confirmMagicLink', token, table: 'members' })).status).toBe(200);
     gh.next = { id: 9001, login: 'hooked', emails: [{ email: `gh.${email}`, primary: true, verified: true }] };
     const f = await githubSignIn();
