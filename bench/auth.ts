@@ -17,17 +17,21 @@
  * (the cost of the bytes alone), the bearer get again after the sign-ins have filled the server's
  * verified-token cache, and a never-seen token on every request; then in-process timings of the
  * token check with a small and a nearly full cache.
+ * 3. Passwordless (issue #13): OTP verify and magic-link confirm throughput against password
+ *    sign-in at the same concurrency, each request spending one pre-issued code or link (read
+ *    from the outbox folder). `BENCH_PASSWORDLESS_ONLY=1` runs only this part (about 1 minute).
  * Each comparison runs BENCH_ROUNDS rounds (default 5) alternating which side goes first; ratios
  * are medians of per-round ratios. Loopback only; each load lasts BENCH_SECONDS (default 3); a
  * watchdog ends the run after 10 minutes regardless (a full run takes about 4 minutes).
  */
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import autocannon from 'autocannon';
 import { decodeJwt, SignJWT } from 'jose';
 import { AccessTokens } from '../src/auth/jwt.js';
 import { ARGON2_PARAMS } from '../src/auth/passwords.js';
@@ -109,7 +113,8 @@ async function serverLoad(opts: Parameters<typeof load>[0]): Promise<Run> {
 async function post(path: string, body: unknown): Promise<any> {
   const r = await fetch(`${server.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-  return ((await r.json()) as { data: unknown }).data;
+  const text = await r.text(); // the auth routes' "200, empty body" has none
+  return text ? (JSON.parse(text) as { data: unknown }).data : undefined;
 }
 
 async function raw(concurrency: number): Promise<Run> {
@@ -176,9 +181,100 @@ const report = (line: string) => {
   console.log(line);
 };
 
+/** Runs `fn` over `items` with `c` in flight. */
+async function each<T>(items: T[], c: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: c }, async () => {
+      while (i < items.length) await fn(items[i++]!);
+    }),
+  );
+}
+
+/** The outbox's messages (to, text), newest last. */
+function outbox(): { to: string[]; text: string }[] {
+  const dir = join(data, 'outbox');
+  if (!existsSync(dir)) return [];
+  const out: { to: string[]; text: string }[] = [];
+  for (const f of readdirSync(dir).sort()) {
+    try {
+      out.push(JSON.parse(readFileSync(join(dir, f), 'utf8')));
+    } catch {
+      // still being written: the caller polls again
+    }
+  }
+  return out;
+}
+
+/** `amount` requests at concurrency `c`, each body from `bodies` in turn; req/s over the run's wall time. */
+async function spend(path: string, bodies: string[], c: number): Promise<Run> {
+  const pid = server.proc.pid!;
+  const [before, mainBefore] = [cpuSeconds(pid), cpuSeconds(pid, pid)];
+  let n = 0;
+  const r = await autocannon({
+    url: `${server.base}${path}`,
+    connections: c,
+    amount: bodies.length,
+    requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req: any) => ({ ...req, body: bodies[n++ % bodies.length] }) }],
+  });
+  const ops = r.requests.total;
+  return { rps: ops / (r.duration || 1), p99: r.latency.p99, non2xx: r.non2xx + r.errors, ops, cpu: cpuSeconds(pid) - before, mainCpu: cpuSeconds(pid, pid) - mainBefore };
+}
+
+/** Section 3: OTP verify and magic-link confirm against password sign-in, c=4. */
+async function passwordless(pool: number): Promise<void> {
+  const emails = Array.from({ length: pool }, (_, i) => `pl${i}@bench.example`);
+  // First codes create the rows (otp.signUp), so the measured verifies sign in existing users.
+  const codes = async () => {
+    const start = outbox().length;
+    await each(emails, 8, (email) => post('/auth/otp/send', { type: 'sendOtp', table: 'users', email }));
+    while (outbox().length < start + pool) await new Promise((r) => setTimeout(r, 100));
+    const byEmail = new Map(
+      outbox()
+        .slice(start)
+        .map((m) => [m.to[0]!, /\b(\d{6})\b/.exec(m.text)![1]!]),
+    );
+    return emails.map((email) => JSON.stringify({ type: 'verifyOtp', table: 'users', email, code: byEmail.get(email) }));
+  };
+  await each(await codes(), 8, (b) => post('/auth/otp/verify', JSON.parse(b)));
+  const otpBodies = await codes();
+  const start = outbox().length;
+  await each(emails, 8, (email) => post('/auth/magic-link', { type: 'sendMagicLink', table: 'users', email }));
+  while (outbox().length < start + pool) await new Promise((r) => setTimeout(r, 100));
+  const magicBodies = outbox()
+    .slice(start)
+    .map((m) => JSON.stringify({ type: 'confirmMagicLink', token: /magic\?token=([A-Za-z0-9_-]+)/.exec(m.text)![1] }));
+  const c = 4;
+  const signInBody = JSON.stringify({ type: 'signIn', table: 'users', email: 'bench@example.com', password: PASSWORD });
+  const signIn = await spend(
+    '/auth/sign-in',
+    Array.from({ length: 400 }, () => signInBody),
+    c,
+  );
+  const otp = await spend('/auth/otp/verify', otpBodies, c);
+  const magic = await spend('/auth/confirm', magicBodies, c);
+  report('');
+  report('| passwordless, c=4 | req/s | p99 ms | server CPU ms per op | vs sign-in req/s | non-2xx |');
+  report('|---|---|---|---|---|---|');
+  for (const [name, r] of [
+    ['password sign-in', signIn],
+    ['OTP verify', otp],
+    ['magic-link confirm', magic],
+  ] as const) {
+    report(`| ${name} | ${r.rps.toFixed(0)} | ${r.p99} | ${((r.cpu / r.ops) * 1000).toFixed(2)} | ${pct(r.rps / signIn.rps)} | ${r.non2xx} |`);
+  }
+}
+
 try {
   const email = 'bench@example.com';
   const { accessToken } = await post('/auth/sign-up', { type: 'signUp', table: 'users', email, password: PASSWORD });
+  if (process.env.BENCH_PASSWORDLESS_ONLY === '1') {
+    await passwordless(Number(process.env.BENCH_POOL ?? 2000));
+    console.log(`\n${lines.join('\n')}`);
+    server.stop();
+    rmSync(data, { recursive: true, force: true });
+    process.exit(0);
+  }
   const ids: string[] = [];
   for (let i = 0; i < 1000; i += 500) {
     const rows = await post('/db/many', { table: 'items', objects: Array.from({ length: 500 }, (_, j) => ({ title: `item ${i + j}`, n: i + j })) });
@@ -271,6 +367,7 @@ try {
     `token check (AccessTokens.verify, in-process): cached ${cachedUs.toFixed(2)} µs with 1 token cached, ${fullUs.toFixed(2)} µs with 9,001 cached; uncached ${uncachedUs.toFixed(1)} µs.` +
       ` An anonymous get costs the server ${getUs.toFixed(0)} µs of CPU (c=10 runs), so a cached check is ${((cachedUs / getUs) * 100).toFixed(1)}% of a get (${((fullUs / getUs) * 100).toFixed(0)}% with a full cache)`,
   );
+  await passwordless(Number(process.env.BENCH_POOL ?? 2000));
   console.log(`\nBENCH_SECONDS=${SECONDS}, BENCH_ROUNDS=${ROUNDS}; req/s are means, ratios medians of per-round ratios\n${lines.join('\n')}\n\n${notes.map((n) => `- ${n}`).join('\n')}`);
 } finally {
   server.stop();

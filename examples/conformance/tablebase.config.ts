@@ -29,7 +29,13 @@ const users = authTable('users', {
     canView: (jwt, row) => isAdmin(jwt) || jwt?.userId === row.id,
     canUpdate: (jwt, before) => jwt?.userId === before.id,
   },
-  policies: { signUp: null, signIn: null, refresh: null, verifyEmail: null, confirm: null, passwordReset: null },
+  // SPEC §8a, §12: OTP (with sign-up), magic links, and the OpenID Connect provider `test` when OIDC_ISSUER is set.
+  otp: { signUp: true },
+  magicLink: true,
+  oauth: process.env.OIDC_ISSUER
+    ? { test: { type: 'oidc', issuer: process.env.OIDC_ISSUER, clientId: process.env.OIDC_CLIENT_ID ?? '', clientSecret: process.env.OIDC_CLIENT_SECRET || undefined } }
+    : undefined,
+  policies: { signUp: null, signIn: null, refresh: null, verifyEmail: null, confirm: null, passwordReset: null, otp: null, magicLink: null, oauth: null },
 });
 
 const admins = authTable('admins', {
@@ -187,6 +193,12 @@ export default defineProject({
     },
   ],
   email: {
-    links: { verify: 'http://localhost/verify?token={token}', reset: 'http://localhost/reset?token={token}' },
+    links: {
+      verify: 'http://localhost/verify?token={token}',
+      reset: 'http://localhost/reset?token={token}',
+      magicLink: 'http://localhost/magic?token={token}',
+      changeEmail: 'http://localhost/change-email?token={token}',
+    },
   },
+  auth: { redirectAllowList: ['http://localhost/app'] },
 });

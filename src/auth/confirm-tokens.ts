@@ -20,6 +20,10 @@ export interface ConfirmTokensOptions {
   write: WriteFn;
   verifyTokenTtlSeconds: number;
   resetTokenTtlSeconds: number;
+  /** SPEC §8a: 15 minutes by default. */
+  magicLinkTtlSeconds?: number;
+  /** SPEC §8: 1 hour by default. */
+  changeEmailTtlSeconds?: number;
   /** Epoch milliseconds. */
   now?: () => number;
   newId?: (prefix: string) => string;
@@ -44,7 +48,12 @@ export class ConfirmTokens {
   constructor(o: ConfirmTokensOptions) {
     this.#store = o.store;
     this.#write = o.write;
-    this.#ttlMs = { verify: o.verifyTokenTtlSeconds * 1000, reset: o.resetTokenTtlSeconds * 1000 };
+    this.#ttlMs = {
+      verify: o.verifyTokenTtlSeconds * 1000,
+      reset: o.resetTokenTtlSeconds * 1000,
+      magic: (o.magicLinkTtlSeconds ?? 900) * 1000,
+      changeEmail: (o.changeEmailTtlSeconds ?? 3600) * 1000,
+    };
     this.#now = o.now ?? Date.now;
     this.#newId = o.newId ?? defaultNewId;
   }
@@ -71,6 +80,18 @@ export class ConfirmTokens {
       }),
     );
     return { token, expiresAt };
+  }
+
+  /**
+   * The token's record if it is live, without using it up; throws 400 INVALID_CONFIRMATION_TOKEN
+   * otherwise. For the cheap check before costly work (SPEC §8: a confirm with an unknown token
+   * is refused before any password is hashed); `consume` still decides the race.
+   */
+  async peek(kind: ConfirmKind, token: unknown, reader: SqlRunner): Promise<ConfirmRecord> {
+    if (!isOpaqueToken(token)) throw invalidConfirmation();
+    const record = await this.#store.peekConfirmToken(reader, kind, hashOpaqueToken(token), this.#now());
+    if (record === null) throw invalidConfirmation();
+    return record;
   }
 
   /**

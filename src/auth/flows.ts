@@ -16,6 +16,7 @@ import { normalizeEmail } from '../storage/values.js';
 import type { AuthServices } from './index.js';
 import { sessionIdOf } from './jwt.js';
 import { passwordWithinBounds } from './passwords.js';
+import { claimsOf, issueTokens, NO_PASSWORD } from './sign-in.js';
 import { findCredentials, findUser, setUserColumns } from './users.js';
 
 export interface AuthSession {
@@ -32,12 +33,10 @@ export function authTableOf(model: ProjectModel, table: unknown): CollectionMode
   return c;
 }
 
-/**
- * The claims of a token this server has just signed: read back without a second HMAC, which
- * measurably slowed sign-in (the hooks receive them as their caller's token).
- */
-function claimsOf(token: string): Jwt {
-  return Object.freeze(JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Jwt);
+/** Reset and verification tokens work only while the row's email is the address they were sent to (SPEC §8). */
+function boundUser(user: Row | null, record: { email: string | null }): Row {
+  if (!user || user.email !== record.email) throw new ApiError('INVALID_CONFIRMATION_TOKEN');
+  return user;
 }
 
 export function createAuthFlows(rt: Runtime, auth: AuthServices) {
@@ -49,12 +48,8 @@ export function createAuthFlows(rt: Runtime, auth: AuthServices) {
     return auth.tokens.sign({ user: { id: user.id }, table: c.name, isAdmin: c.auth!.admin, sessionId, customClaims: claims });
   }
 
-  /** Signs the access token and starts a session: the answer of sign-up and sign-in. */
-  async function issue(c: CollectionModel, user: Row): Promise<{ answer: AuthSession; jwt: Jwt }> {
-    const session = await auth.sessions.start({ table: c.name, userId: user.id });
-    const { token, expiresIn } = await sign(c, user, session.sessionId);
-    return { answer: { user, accessToken: token, refreshToken: session.refreshToken, expiresIn }, jwt: claimsOf(token) };
-  }
+  /** Signs the access token and starts a session: the answer of sign-up and sign-in (sign-in.ts, shared with OTP, magic links, OAuth). */
+  const issue = (c: CollectionModel, user: Row): Promise<{ answer: AuthSession; jwt: Jwt }> => issueTokens({ rt, auth }, c, user);
 
   return {
     async signUp(c: CollectionModel, body: { email: unknown; password: unknown; object?: unknown }): Promise<AuthSession> {
@@ -67,7 +62,7 @@ export function createAuthFlows(rt: Runtime, auth: AuthServices) {
       const [user] = await createTrusted(rt, c, [{ ...fields, email, password: hash }]);
       const { answer, jwt } = await issue(c, user!);
       const onSignUp = hooks(c)?.onSignUp;
-      if (onSignUp) await runHook(rt, jwt, 'auth hook', (ctx) => onSignUp(ctx, user as never)); // 6
+      if (onSignUp) await runHook(rt, jwt, 'auth hook', (ctx) => onSignUp(ctx, user as never, { method: 'password' })); // 6
       return answer;
     },
 
@@ -80,14 +75,18 @@ export function createAuthFlows(rt: Runtime, auth: AuthServices) {
       }
       // Same answer and comparable time for an unknown email and a wrong password (SPEC §2).
       const found = email ? await findCredentials(rt, c, email) : null;
-      const ok = found && passwordWithinBounds(body.password, 1, 1024) ? await auth.passwords.verify(found.hash, body.password) : await auth.passwords.verifyDummy(body.password.slice(0, 1024));
+      // An account created without a password (OTP, magic link, OAuth) costs the same dummy verify.
+      const ok =
+        found && found.hash !== NO_PASSWORD && passwordWithinBounds(body.password, 1, 1024)
+          ? await auth.passwords.verify(found.hash, body.password)
+          : await auth.passwords.verifyDummy(body.password.slice(0, 1024));
       if (!ok || !found) throw new ApiError('INVALID_CREDENTIALS');
       const user = await findUser(rt, c, 'id', found.id);
       if (!user) throw new ApiError('INVALID_CREDENTIALS');
       if ((await c.auth!.options.authRules!.canSignIn!(user as never)) !== true) throw new ApiError('FORBIDDEN');
       const { answer, jwt } = await issue(c, user);
       const onSignIn = hooks(c)?.onSignIn;
-      if (onSignIn) await runHook(rt, jwt, 'auth hook', (ctx) => onSignIn(ctx, user as never));
+      if (onSignIn) await runHook(rt, jwt, 'auth hook', (ctx) => onSignIn(ctx, user as never, { method: 'password' }));
       return answer;
     },
 
@@ -105,8 +104,10 @@ export function createAuthFlows(rt: Runtime, auth: AuthServices) {
       return { user, accessToken: token, refreshToken: r.refreshToken, expiresIn };
     },
 
-    async logout(jwt: Jwt): Promise<void> {
-      await auth.sessions.logout(sessionIdOf(jwt));
+    /** SPEC §8: `all` ends every session of the caller, this one included. */
+    async logout(jwt: Jwt, all = false): Promise<void> {
+      if (all) await auth.sessions.revokeAllForUser({ table: jwt.table, userId: jwt.userId }, 'user');
+      else await auth.sessions.logout(sessionIdOf(jwt));
       const onLogout = hooks(rt.model.collections.get(jwt.table))?.onLogout;
       if (onLogout) await runHook(rt, jwt, 'auth hook', (ctx) => onLogout(ctx, { id: jwt.userId }));
     },
@@ -132,21 +133,23 @@ export function createAuthFlows(rt: Runtime, auth: AuthServices) {
       await rt.writer.submit(async (tx, changes) => {
         const record = await auth.confirmTokens.consume('verify', token, tx);
         const c = rt.model.collections.get(record.table);
-        const user = c?.auth ? await findUser(rt, c, 'id', record.userId, tx) : null;
-        // A token sent to an address the user no longer has verifies nothing.
-        if (!c || !user || user.email !== record.email) throw new ApiError('INVALID_CONFIRMATION_TOKEN');
-        await setUserColumns(rt, tx, c, user.id, { isVerified: true }, changes);
+        const user = boundUser(c?.auth ? await findUser(rt, c, 'id', record.userId, tx) : null, record);
+        await setUserColumns(rt, tx, c!, user.id, { isVerified: true }, changes);
       });
     },
 
     async confirmResetPassword(token: unknown, newPassword: unknown): Promise<void> {
       const password = auth.passwords.validate(newPassword, '/newPassword');
+      // Cheap checks first (SPEC §8): an unknown token is refused before the password is hashed.
+      await auth.confirmTokens.peek('reset', token, rt.driver);
       const hash = await auth.passwords.hash(password);
       await rt.writer.submit(async (tx, changes) => {
         const record = await auth.confirmTokens.consume('reset', token, tx);
         const c = rt.model.collections.get(record.table);
-        if (!c?.auth || !(await setUserColumns(rt, tx, c, record.userId, { password: hash }, changes))) throw new ApiError('INVALID_CONFIRMATION_TOKEN');
-        await auth.sessions.revokeAllForUser({ table: c.name, userId: record.userId }, 'reset', tx);
+        boundUser(c?.auth ? await findUser(rt, c, 'id', record.userId, tx) : null, record);
+        // Also how an account created without a password (OTP, magic link, OAuth) gets one.
+        await setUserColumns(rt, tx, c!, record.userId, { password: hash }, changes);
+        await auth.sessions.revokeAllForUser({ table: c!.name, userId: record.userId }, 'reset', tx);
       });
     },
   };

@@ -16,6 +16,7 @@ import type { Secrets } from './secrets.js';
 import { SessionManager, type WriteFn } from './sessions.js';
 import { resolveAuthSettings, type ResolvedAuthSettings } from './settings.js';
 import { SqlAuthStore } from './sql-store.js';
+import { OtpCodes } from './otp.js';
 import type { AuthStore } from './store.js';
 
 export { ConfirmTokens, type ConfirmTokensOptions, type IssuedConfirmToken } from './confirm-tokens.js';
@@ -29,6 +30,7 @@ export { ensureDevSecrets, loadSecrets, MIN_SECRET_LENGTH, SecretsError, type De
 export { SessionManager, type RefreshedSession, type SessionManagerOptions, type StartedSession, type WriteFn } from './sessions.js';
 export { AUTH_DEFAULTS, parseTtlSeconds, resolveAuthSettings, type ResolvedAuthSettings } from './settings.js';
 export { SqlAuthStore } from './sql-store.js';
+export { OtpCodes, OTP_MAX_ATTEMPTS, OTP_TTL_SECONDS } from './otp.js';
 export type * from './store.js';
 
 /** Password operations with the pepper and the project's length bounds bound in. */
@@ -51,6 +53,8 @@ export interface AuthServices {
   readonly tokens: AccessTokens;
   readonly sessions: SessionManager;
   readonly confirmTokens: ConfirmTokens;
+  /** One-time sign-in codes (SPEC §8a). */
+  readonly otp: OtpCodes;
   /** Loads recent revocations from storage; call once before serving requests. */
   start(): Promise<void>;
 }
@@ -94,6 +98,7 @@ export function createAuthServices(o: AuthServicesOptions): AuthServices {
     now,
     newId: o.newId,
   });
+  const otp = new OtpCodes({ dialect: o.dialect, write: o.write, secret: o.secrets.passwordSecret, now, newId: o.newId });
   const passwords: PasswordService = Object.freeze({
     hash: (password: string) => hashPassword(password, pepper),
     verify: (stored: unknown, password: string) => verifyPassword(stored, password, pepper),
@@ -109,6 +114,7 @@ export function createAuthServices(o: AuthServicesOptions): AuthServices {
     tokens,
     sessions,
     confirmTokens,
+    otp,
     start: async () => {
       await sessions.loadRevocations();
     },

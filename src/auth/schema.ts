@@ -29,7 +29,8 @@ export const sessionsTable = table('_sessions', {
 /**
  * Every opaque token: refresh tokens (`kind = 'refresh'`, with `sessionId`; rotated ones are kept,
  * marked used, until their session ends, so reuse is recognized), and email-verification and
- * password-reset tokens (`verify`, `reset`; `email` binds the token to the address it was sent to).
+ * password-reset tokens (`verify`, `reset`), magic links (`magic`) and email changes (`changeEmail`,
+ * whose `email` is the new address); `email` binds the token to the address it was sent to).
  */
 export const authTokensTable = table('_auth_tokens', {
   prefix: 'at',
@@ -47,8 +48,64 @@ export const authTokensTable = table('_auth_tokens', {
   indexes: [{ columns: ['sessionId'] }, { columns: ['authTable', 'userId', 'kind'] }, { columns: ['expiresAt'] }],
 });
 
+/**
+ * One-time sign-in codes (SPEC §8a): one live code per (auth table, email) — a new send replaces
+ * the old row — kept as an HMAC (a 6-digit code has too little entropy for a plain hash), with
+ * the count of wrong tries. `userId` is null for an address that will sign up on verify.
+ */
+export const otpCodesTable = table('_otp_codes', {
+  prefix: 'oc',
+  columns: {
+    authTable: column.text(),
+    email: column.text(),
+    codeHash: column.text(),
+    attempts: column.integer(),
+    createdAt: column.integer(),
+    expiresAt: column.integer(),
+    usedAt: column.integer().nullable(),
+  },
+  indexes: [{ columns: ['authTable', 'email'], unique: true }, { columns: ['expiresAt'] }],
+});
+
+/**
+ * Pending OAuth sign-ins (SPEC §8a): `state` (as a hash), the PKCE verifier, the OIDC nonce and
+ * where to send the browser back. Single-use, 10 minutes. Kept in the database rather than in
+ * memory so the callback may reach another node than the start.
+ */
+export const oauthStatesTable = table('_oauth_states', {
+  prefix: 'os',
+  columns: {
+    stateHash: column.text().unique(),
+    provider: column.text(),
+    authTable: column.text(),
+    codeVerifier: column.text(),
+    nonce: column.text().nullable(),
+    redirectUri: column.text(),
+    redirectTo: column.text(),
+    createdAt: column.integer(),
+    expiresAt: column.integer(),
+    usedAt: column.integer().nullable(),
+  },
+  indexes: [{ columns: ['expiresAt'] }],
+});
+
+/** Which provider account is which user: (provider, subject) → (auth table, user). */
+export const oauthIdentitiesTable = table('_oauth_identities', {
+  prefix: 'oi',
+  columns: {
+    provider: column.text(),
+    subject: column.text(),
+    authTable: column.text(),
+    userId: column.text(),
+    /** The email the provider reported at link time (information only). */
+    email: column.text().nullable(),
+    createdAt: column.integer(),
+  },
+  indexes: [{ columns: ['authTable', 'provider', 'subject'], unique: true }, { columns: ['authTable', 'userId'] }],
+});
+
 /** Pass to `compileProject(project, [...internalTables, ...authInternalTables])`. */
-export const authInternalTables: readonly Table<any>[] = Object.freeze([sessionsTable, authTokensTable]);
+export const authInternalTables: readonly Table<any>[] = Object.freeze([sessionsTable, authTokensTable, otpCodesTable, oauthStatesTable, oauthIdentitiesTable]);
 
 export const SESSIONS = sessionsTable.name;
 export const AUTH_TOKENS = authTokensTable.name;

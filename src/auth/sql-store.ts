@@ -80,6 +80,11 @@ function statements(d: Dialect) {
     revokedUser: sql(d, (p) => `SELECT ${as(S.id!, 'id')} FROM ${ST} WHERE ${S.authTable} = ${p()} AND ${S.userId} = ${p()} AND ${S.revokedAt} = ${p()} AND ${S.revokeReason} = ${p()}`),
     revokedSince: sql(d, (p) => `SELECT ${as(S.id!, 'sessionId')}, ${as(S.revokedAt!, 'revokedAt')} FROM ${ST} WHERE ${S.revokedAt} >= ${p()} ORDER BY ${S.revokedAt}`),
     findConfirm: sql(d, (p) => `SELECT ${as(T.authTable!, 'table')}, ${as(T.userId!, 'userId')}, ${as(T.email!, 'email')} FROM ${TT} WHERE ${T.tokenHash} = ${p()} AND ${T.kind} = ${p()}`),
+    peekConfirm: sql(
+      d,
+      (p) =>
+        `SELECT ${as(T.authTable!, 'table')}, ${as(T.userId!, 'userId')}, ${as(T.email!, 'email')} FROM ${TT} WHERE ${T.tokenHash} = ${p()} AND ${T.kind} = ${p()} AND ${T.usedAt} IS NULL AND ${T.expiresAt} > ${p()}`,
+    ),
     useConfirm: sql(d, (p) => `UPDATE ${TT} SET ${T.usedAt} = ${p()} WHERE ${T.tokenHash} = ${p()} AND ${T.kind} = ${p()} AND ${T.usedAt} IS NULL AND ${T.expiresAt} > ${p()}`),
     retireSiblings: sql(d, (p) => `UPDATE ${TT} SET ${T.usedAt} = ${p()} WHERE ${T.authTable} = ${p()} AND ${T.userId} = ${p()} AND ${T.kind} = ${p()} AND ${T.usedAt} IS NULL`),
     purgeConfirm: sql(d, (p) => `DELETE FROM ${TT} WHERE ${T.kind} <> ${p()} AND ${T.expiresAt} <= ${p()}`),
@@ -168,6 +173,11 @@ export class SqlAuthStore implements AuthStore {
     // An older reset link must not work after a newer one was used (and vice versa).
     await r.run(this.#q.retireSiblings, [now, record.table, record.userId, kind]);
     return record;
+  }
+
+  async peekConfirmToken(r: SqlRunner, kind: ConfirmKind, hash: string, now: number): Promise<ConfirmRecord | null> {
+    const row = await r.get(this.#q.peekConfirm, [hash, kind, now]);
+    return row === undefined ? null : { table: str(row.table), userId: str(row.userId), email: strOrNull(row.email) };
   }
 
   async purgeExpired(r: SqlRunner, now: number, revokedBefore: number): Promise<number> {

@@ -11,7 +11,8 @@
 import type { SqlRunner } from '../storage/driver.js';
 import type { RevokedSession } from './revocation.js';
 
-export type ConfirmKind = 'verify' | 'reset';
+/** `magic`: a magic sign-in link (SPEC §8a); `changeEmail`: its `email` is the new address (§8). */
+export type ConfirmKind = 'verify' | 'reset' | 'magic' | 'changeEmail';
 export type RevokeReason = 'logout' | 'reuse' | 'reset' | 'user';
 
 export interface SessionOwner {
@@ -89,6 +90,8 @@ export interface AuthStore {
    * retires the user's other unused tokens of the same kind. Null: unknown, used or expired.
    */
   consumeConfirmToken(r: SqlRunner, kind: ConfirmKind, hash: string, now: number): Promise<ConfirmRecord | null>;
+  /** The unused, unexpired token's record without using it (a cheap check before costly work). */
+  peekConfirmToken(r: SqlRunner, kind: ConfirmKind, hash: string, now: number): Promise<ConfirmRecord | null>;
   /**
    * Deletes expired confirmation tokens, and sessions (with their refresh tokens) that expired or
    * were revoked before `revokedBefore`. Answers the number of rows deleted.

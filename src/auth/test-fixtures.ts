@@ -39,6 +39,44 @@ CREATE TABLE "_auth_tokens" (
 );
 CREATE UNIQUE INDEX "uq__auth_tokens_token_hash" ON "_auth_tokens" ("token_hash");
 CREATE INDEX "idx__auth_tokens_session_id" ON "_auth_tokens" ("session_id");
+CREATE TABLE "_oauth_identities" (
+  "id" TEXT NOT NULL PRIMARY KEY,
+  "provider" TEXT NOT NULL,
+  "subject" TEXT NOT NULL,
+  "auth_table" TEXT NOT NULL,
+  "user_id" TEXT NOT NULL,
+  "email" TEXT,
+  "created_at" INTEGER NOT NULL
+);
+CREATE INDEX "idx__oauth_identities_auth_table_user_id" ON "_oauth_identities" ("auth_table", "user_id");
+CREATE UNIQUE INDEX "uq__oauth_identities_auth_table_provider_subject" ON "_oauth_identities" ("auth_table", "provider", "subject");
+CREATE TABLE "_oauth_states" (
+  "id" TEXT NOT NULL PRIMARY KEY,
+  "state_hash" TEXT NOT NULL,
+  "provider" TEXT NOT NULL,
+  "auth_table" TEXT NOT NULL,
+  "code_verifier" TEXT NOT NULL,
+  "nonce" TEXT,
+  "redirect_uri" TEXT NOT NULL,
+  "redirect_to" TEXT NOT NULL,
+  "created_at" INTEGER NOT NULL,
+  "expires_at" INTEGER NOT NULL,
+  "used_at" INTEGER
+);
+CREATE INDEX "idx__oauth_states_expires_at" ON "_oauth_states" ("expires_at");
+CREATE UNIQUE INDEX "uq__oauth_states_state_hash" ON "_oauth_states" ("state_hash");
+CREATE TABLE "_otp_codes" (
+  "id" TEXT NOT NULL PRIMARY KEY,
+  "auth_table" TEXT NOT NULL,
+  "email" TEXT NOT NULL,
+  "code_hash" TEXT NOT NULL,
+  "attempts" INTEGER NOT NULL,
+  "created_at" INTEGER NOT NULL,
+  "expires_at" INTEGER NOT NULL,
+  "used_at" INTEGER
+);
+CREATE INDEX "idx__otp_codes_expires_at" ON "_otp_codes" ("expires_at");
+CREATE UNIQUE INDEX "uq__otp_codes_auth_table_email" ON "_otp_codes" ("auth_table", "email");
 `;
 
 export class Clock {

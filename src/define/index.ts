@@ -7,5 +7,18 @@ export { view, View } from './view.js';
 export type { ViewOptions, ViewJoin } from './view.js';
 export { defineProject } from './project.js';
 export type { Project, ProjectDefinition, PhotoOptions, PhotoRow, CronJob, EmailOptions, ServerOptions, AuthSettings } from './project.js';
+export type {
+  SignInMethod,
+  SignInInfo,
+  OtpOptions,
+  OAuthEndpoints,
+  OAuthProviderOptions,
+  OidcProviderOptions,
+  GoogleProviderOptions,
+  MicrosoftProviderOptions,
+  AppleProviderOptions,
+  GitHubProviderOptions,
+  SignInOptions,
+} from './signin.js';
 export { UserError, NotFoundError } from './errors.js';
 export type * from './types.js';

@@ -41,7 +41,7 @@ export interface EmailOptions {
   from?: string;
   /** Folder (relative to the project) holding `<name>.html` / `<name>.txt` / `<name>.subject` templates. */
   templatesDir?: string;
-  links?: { verify?: string; reset?: string };
+  links?: { verify?: string; reset?: string; magicLink?: string; changeEmail?: string };
   /** Who may call POST /email besides admins. */
   canSend?: (jwt: Jwt | null) => Verdict;
 }
@@ -68,6 +68,15 @@ export interface AuthSettings {
   resetTokenTtl?: number | string;
   passwordMinLength?: number;
   passwordMaxLength?: number;
+  /** Where `/auth/oauth/*` may send the browser back to (exact URLs, or prefixes ending in `*`; SPEC §8a). */
+  redirectAllowList?: string[];
+  /** This server's public origin (`https://api.example.com`), for OAuth callback URLs; default `http://<Host>`. */
+  publicUrl?: string;
+  /**
+   * Policies of auth routes called without a table (`auth:refresh`, `auth:confirm`, `auth:logout`,
+   * `auth:changeEmail`, `auth:oauth`; SPEC §8); default: the server's default policy.
+   */
+  policies?: Record<string, PolicySetting>;
 }
 
 export interface ProjectDefinition {

@@ -3,6 +3,7 @@
  * custom-operation handlers.
  */
 import { authColumns, column, Column, type ColumnMap, type ColumnSpec, type CreateMode, type CreateOf, type RowOf } from './columns.js';
+import type { SignInInfo, SignInOptions } from './signin.js';
 import type { HookContext, Jwt, Rule, ServerContext, TablePolicies, Update, Verdict, Where } from './types.js';
 
 export interface TableRules {
@@ -81,13 +82,14 @@ export interface AuthRules<R> {
 }
 
 export interface AuthHooks<R> {
-  onSignUp?: (ctx: HookContext, user: R) => void | Promise<void>;
-  onSignIn?: (ctx: HookContext, user: R) => void | Promise<void>;
+  /** `info.method` says how: `password`, `otp`, `magicLink` or `oauth` (with `info.provider`). */
+  onSignUp?: (ctx: HookContext, user: R, info: SignInInfo) => void | Promise<void>;
+  onSignIn?: (ctx: HookContext, user: R, info: SignInInfo) => void | Promise<void>;
   onRefresh?: (ctx: HookContext, user: R) => void | Promise<void>;
   onLogout?: (ctx: HookContext, user: { id: string }) => void | Promise<void>;
 }
 
-export interface AuthOptions<C extends ColumnMap> extends TableOptions<C> {
+export interface AuthOptions<C extends ColumnMap> extends TableOptions<C>, SignInOptions {
   /** Every row of an admin table signs in with `admin.isAdmin = true`. */
   admin?: boolean;
   /** Columns a client may set in sign-up's `object`. */
@@ -157,7 +159,7 @@ export function table<C extends ColumnMap>(name: string, options: TableOptions<C
 
 /** An auth table: `email`, `password`, `isVerified`, `createdAt`, `updatedAt` plus the project's columns. */
 export function authTable<C extends ColumnMap>(name: string, options: AuthOptions<C>): Table<AuthColumns & C> {
-  const { admin, signUpFields, claims, authRules, authHooks, columns, ...rest } = options;
+  const { admin, signUpFields, claims, authRules, authHooks, otp, magicLink, oauth, columns, ...rest } = options;
   const all = {
     email: authColumns.email(),
     password: authColumns.password(),
@@ -172,5 +174,8 @@ export function authTable<C extends ColumnMap>(name: string, options: AuthOption
     claims,
     authRules,
     authHooks,
+    otp,
+    magicLink,
+    oauth,
   } as Omit<AuthOptions<AuthColumns & C>, keyof TableOptions<AuthColumns & C>>);
 }

@@ -85,6 +85,11 @@ export interface TablePolicies {
   verifyEmail?: PolicySetting;
   confirm?: PolicySetting;
   passwordReset?: PolicySetting;
+  /** SPEC §8a: `/auth/otp/send` and `/auth/otp/verify`. */
+  otp?: PolicySetting;
+  magicLink?: PolicySetting;
+  /** `/auth/oauth/{provider}/start`. */
+  oauth?: PolicySetting;
 }
 
 export interface Logger {

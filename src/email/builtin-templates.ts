@@ -1,15 +1,22 @@
 /**
  * The built-in `verifyEmail` and `resetPassword` templates (SPEC §8, §13.10). Plain and
  * self-contained: inline styles only, no images, fonts or other external assets, so they render
- * the same offline and in clients that block remote content. Variables: `link`, `email`, `token`.
+ * the same offline and in clients that block remote content. Variables: `link`, `email`, `token`;
+ * `otp` has `code` and `email` instead (SPEC §8a), `changeEmail` goes to the new address.
  * A project overrides either by shipping files of the same name in its templates folder.
  */
 import type { EmailTemplate } from './render.js';
 
-export const BUILTIN_TEMPLATE_NAMES = ['verifyEmail', 'resetPassword'] as const;
+export const BUILTIN_TEMPLATE_NAMES = ['verifyEmail', 'resetPassword', 'otp', 'magicLink', 'changeEmail'] as const;
 export type BuiltinTemplateName = (typeof BUILTIN_TEMPLATE_NAMES)[number];
 
-function page(title: string, intro: string, button: string, outro: string): string {
+function page(title: string, intro: string, button: string | null, outro: string): string {
+  const action =
+    button === null
+      ? `<p style="margin:0 0 24px;font-size:32px;letter-spacing:6px;font-weight:600;font-family:ui-monospace,Menlo,Consolas,monospace;">{{code}}</p>`
+      : `<p style="margin:0 0 24px;"><a href="{{link}}" style="display:inline-block;padding:12px 20px;background:#2563eb;color:#ffffff;text-decoration:none;border-radius:6px;">${button}</a></p>
+<p style="margin:0 0 8px;font-size:13px;line-height:1.5;color:#52525b;">If the button does not work, copy this address into your browser:</p>
+<p style="margin:0 0 24px;font-size:13px;word-break:break-all;"><a href="{{link}}" style="color:#2563eb;">{{link}}</a></p>`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -21,9 +28,7 @@ function page(title: string, intro: string, button: string, outro: string): stri
 <div style="max-width:480px;margin:0 auto;padding:32px;background:#ffffff;border-radius:8px;">
 <h1 style="margin:0 0 16px;font-size:20px;">${title}</h1>
 <p style="margin:0 0 24px;line-height:1.5;">${intro}</p>
-<p style="margin:0 0 24px;"><a href="{{link}}" style="display:inline-block;padding:12px 20px;background:#2563eb;color:#ffffff;text-decoration:none;border-radius:6px;">${button}</a></p>
-<p style="margin:0 0 8px;font-size:13px;line-height:1.5;color:#52525b;">If the button does not work, copy this address into your browser:</p>
-<p style="margin:0 0 24px;font-size:13px;word-break:break-all;"><a href="{{link}}" style="color:#2563eb;">{{link}}</a></p>
+${action}
 <p style="margin:0;font-size:13px;line-height:1.5;color:#52525b;">${outro}</p>
 </div>
 </body>
@@ -59,6 +64,47 @@ The link works once and expires soon. If you did not ask for this, you can ignor
       'Someone asked to reset the password of the account {{email}}. The link below works once and expires soon.',
       'Choose a new password',
       'If you did not ask for this, you can ignore this email; your password stays the same.',
+    ),
+  }),
+  otp: Object.freeze({
+    subject: 'Your sign-in code',
+    text: `Hello,
+
+Your sign-in code for {{email}} is:
+
+{{code}}
+
+It works once and expires in 10 minutes. If you did not ask for it, you can ignore this email.
+`,
+    html: page('Your sign-in code', 'Enter this code to sign in as {{email}}. It works once and expires in 10 minutes.', null, 'If you did not ask for it, you can ignore this email.'),
+  }),
+  magicLink: Object.freeze({
+    subject: 'Your sign-in link',
+    text: `Hello,
+
+To sign in as {{email}}, open this link:
+
+{{link}}
+
+It works once and expires in 15 minutes. If you did not ask for it, you can ignore this email.
+`,
+    html: page('Sign in', 'Open the link below to sign in as {{email}}. It works once and expires in 15 minutes.', 'Sign in', 'If you did not ask for it, you can ignore this email.'),
+  }),
+  changeEmail: Object.freeze({
+    subject: 'Confirm your new email address',
+    text: `Hello,
+
+Someone asked to make {{email}} the email address of their account. To confirm, open this link:
+
+{{link}}
+
+It works once and expires in 1 hour. If you did not ask for this, you can ignore this email; nothing changes.
+`,
+    html: page(
+      'Confirm your new email address',
+      'Someone asked to make {{email}} the email address of their account. The link below works once and expires in 1 hour.',
+      'Confirm the new address',
+      'If you did not ask for this, you can ignore this email; nothing changes.',
     ),
   }),
 });

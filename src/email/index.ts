@@ -30,7 +30,7 @@ export interface EmailServiceOptions {
   /** The project's templates folder (already resolved against the project folder). */
   templatesDir?: string;
   /** Link templates containing `{token}` (defaults: `http://localhost/verify?token={token}`, `…/reset?token={token}`). */
-  links?: { verify?: string; reset?: string };
+  links?: { verify?: string; reset?: string; magicLink?: string; changeEmail?: string };
   log: Logger;
   /** Replaces the SMTP/outbox choice (tests, or another provider later). */
   mailer?: Mailer;
@@ -45,6 +45,12 @@ export interface EmailService {
   sendVerification(to: string, token: string, extra?: Record<string, unknown>): Promise<{ id: string }>;
   /** Renders `resetPassword` with `link`, `email`, `token` (plus any `extra` variables) and sends it. */
   sendPasswordReset(to: string, token: string, extra?: Record<string, unknown>): Promise<{ id: string }>;
+  /** Renders `magicLink` with `link`, `email`, `token` and sends it (SPEC §8a). */
+  sendMagicLink(to: string, token: string): Promise<{ id: string }>;
+  /** Renders `changeEmail` with `link`, `email` (the new address), `token` and sends it (SPEC §8). */
+  sendChangeEmail(to: string, token: string): Promise<{ id: string }>;
+  /** Renders `otp` with `code` and `email` and sends it (SPEC §8a). */
+  sendOtp(to: string, code: string): Promise<{ id: string }>;
   /** Waits for messages in flight and releases the transport. Idempotent. */
   close(): Promise<void>;
 }
@@ -95,7 +101,7 @@ export function createEmailService(options: EmailServiceOptions): EmailService {
     }
   }
 
-  async function sendAuthEmail(template: 'verifyEmail' | 'resetPassword', linkTemplate: string, to: string, token: string, extra?: Record<string, unknown>) {
+  async function sendAuthEmail(template: 'verifyEmail' | 'resetPassword' | 'magicLink' | 'changeEmail', linkTemplate: string, to: string, token: string, extra?: Record<string, unknown>) {
     const email = normalizeEmail(to, '/email');
     if (typeof token !== 'string' || token === '') throw new TypeError(`${template}: token must be a non-empty string`);
     const link = buildLink(linkTemplate, token);
@@ -119,6 +125,12 @@ export function createEmailService(options: EmailServiceOptions): EmailService {
 
     sendVerification: (to, token, extra) => sendAuthEmail('verifyEmail', links.verify, to, token, extra),
     sendPasswordReset: (to, token, extra) => sendAuthEmail('resetPassword', links.reset, to, token, extra),
+    sendMagicLink: (to, token) => sendAuthEmail('magicLink', links.magicLink, to, token),
+    sendChangeEmail: (to, token) => sendAuthEmail('changeEmail', links.changeEmail, to, token),
+    async sendOtp(to, code) {
+      const email = normalizeEmail(to, '/email');
+      return deliver([email], renderTemplate(await templates.load('otp'), { code, email }), 'otp');
+    },
 
     close() {
       closing ??= mailer.close();
@@ -140,5 +152,5 @@ export { OutboxMailer, type OutboxRecord } from './outbox-mailer.js';
 export { SmtpMailer, parseSmtpUrl, describeSmtp, type SmtpSettings } from './smtp-mailer.js';
 export { TemplateStore, isTemplateName, BUILTIN_TEMPLATES, BUILTIN_TEMPLATE_NAMES } from './templates.js';
 export { renderTemplate, renderString, escapeHtml } from './render.js';
-export { buildLink, resolveLinkTemplates, DEFAULT_VERIFY_LINK, DEFAULT_RESET_LINK } from './links.js';
+export { buildLink, resolveLinkTemplates, DEFAULT_VERIFY_LINK, DEFAULT_RESET_LINK, DEFAULT_MAGIC_LINK, DEFAULT_CHANGE_EMAIL_LINK } from './links.js';
 export { checkMessage, MAX_RECIPIENTS, MAX_SUBJECT_LENGTH } from './message.js';

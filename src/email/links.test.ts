@@ -12,9 +12,14 @@ describe('links', () => {
   });
 
   it('defaults to the SPEC §12 links', () => {
-    expect(resolveLinkTemplates()).toEqual({ verify: 'http://localhost/verify?token={token}', reset: 'http://localhost/reset?token={token}' });
+    expect(resolveLinkTemplates()).toEqual({
+      verify: 'http://localhost/verify?token={token}',
+      reset: 'http://localhost/reset?token={token}',
+      magicLink: 'http://localhost/magic?token={token}',
+      changeEmail: 'http://localhost/change-email?token={token}',
+    });
     expect(DEFAULT_RESET_LINK).toBe('http://localhost/reset?token={token}');
-    expect(resolveLinkTemplates({ reset: ' https://x.example/r/{token} ' })).toEqual({ verify: DEFAULT_VERIFY_LINK, reset: 'https://x.example/r/{token}' });
+    expect(resolveLinkTemplates({ reset: ' https://x.example/r/{token} ' })).toMatchObject({ verify: DEFAULT_VERIFY_LINK, reset: 'https://x.example/r/{token}' });
   });
 
   it('rejects templates without {token}, empty ones and ones with whitespace inside', () => {

@@ -7,12 +7,16 @@
 
 export const DEFAULT_VERIFY_LINK = 'http://localhost/verify?token={token}';
 export const DEFAULT_RESET_LINK = 'http://localhost/reset?token={token}';
+export const DEFAULT_MAGIC_LINK = 'http://localhost/magic?token={token}';
+export const DEFAULT_CHANGE_EMAIL_LINK = 'http://localhost/change-email?token={token}';
 
 const TOKEN = '{token}';
 
 export interface LinkTemplates {
   verify: string;
   reset: string;
+  magicLink: string;
+  changeEmail: string;
 }
 
 /** Throws (naming the setting, not a secret) unless the template is usable. */
@@ -31,9 +35,11 @@ export function buildLink(template: string, token: string): string {
 }
 
 /** The project's link templates with the SPEC defaults filled in, validated. */
-export function resolveLinkTemplates(links: { verify?: string; reset?: string } = {}): LinkTemplates {
+export function resolveLinkTemplates(links: Partial<LinkTemplates> = {}): LinkTemplates {
   return {
     verify: validateLinkTemplate(links.verify ?? DEFAULT_VERIFY_LINK, 'email.links.verify'),
     reset: validateLinkTemplate(links.reset ?? DEFAULT_RESET_LINK, 'email.links.reset'),
+    magicLink: validateLinkTemplate(links.magicLink ?? DEFAULT_MAGIC_LINK, 'email.links.magicLink'),
+    changeEmail: validateLinkTemplate(links.changeEmail ?? DEFAULT_CHANGE_EMAIL_LINK, 'email.links.changeEmail'),
   };
 }

@@ -30,11 +30,12 @@ afterAll(async () => {
 });
 
 describe('built-in templates', () => {
-  it('verifyEmail and resetPassword exist with subject, text and html using link/email', () => {
-    for (const t of Object.values(BUILTIN_TEMPLATES)) {
+  it('every built-in exists with subject, text and html using link (code for otp) and email', () => {
+    for (const [name, t] of Object.entries(BUILTIN_TEMPLATES)) {
       expect(t.subject.length).toBeGreaterThan(0);
-      expect(t.text).toContain('{{link}}');
-      expect(t.html).toContain('href="{{link}}"');
+      const v = name === 'otp' ? '{{code}}' : '{{link}}';
+      expect(t.text).toContain(v);
+      expect(t.html).toContain(name === 'otp' ? v : `href="${v}"`);
       expect(t.text).toContain('{{email}}');
       // No external assets: no images, stylesheets, scripts or remote URLs besides the link.
       expect(t.html).not.toMatch(/<img|<link|<script|https?:\/\//i);

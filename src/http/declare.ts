@@ -142,6 +142,8 @@ export interface RouteInput<B, Q, P> {
 export interface EarlyRequest {
   readonly body: Record<string, unknown> | undefined;
   readonly params: Readonly<Record<string, string>>;
+  /** The query string's parameters (first value of each), e.g. `table` on GET /auth/oauth/{provider}/start. */
+  readonly query: Readonly<Record<string, string>>;
 }
 
 export interface RouteDeclaration<B extends BodySpec = BodySpec, Q extends TSchema | undefined = TSchema | undefined, P extends TSchema | undefined = TSchema | undefined> {

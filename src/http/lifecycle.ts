@@ -24,7 +24,8 @@ export async function runRoute(route: DeclaredRoute, ctx: RequestContext, s: Ser
   const readJson = () => jsonBody(ctx.req, ctx.search, s.config.maxBodyBytes);
   const isJson = d.body !== undefined && d.body !== 'none' && d.body !== 'raw';
   let body: Json | undefined = typeof d.rateLimit === 'function' && isJson ? await readJson() : undefined;
-  const early: EarlyRequest = { body, params: ctx.params };
+  const query = queryOf(ctx.search);
+  const early: EarlyRequest = { body, params: ctx.params, query };
   const key = typeof d.rateLimit === 'function' ? d.rateLimit(early, s) : (d.rateLimit ?? null);
   const caller = { ip: ctx.ip, authorization: ctx.req.headers.authorization };
   const jwt = await admitCaller(s.rt, caller, key, d.access, (headers) => setHeaders(ctx.res, headers)); // 1–2

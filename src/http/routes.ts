@@ -8,6 +8,7 @@ import { authRoutes } from './routes/auth.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { dataRoutes } from './routes/data.js';
 import { emailRoutes } from './routes/email.js';
+import { signInRoutes } from './routes/signin.js';
 import { photoRoutes } from './routes/photos.js';
 import { streamRoutes } from './routes/stream.js';
 import { systemRoutes } from './routes/system.js';
@@ -21,6 +22,7 @@ export function routeTable(extra: readonly Route[] = []): Route[] {
     ...streamRoutes, //    /db/stream, /db/stream/list, …/count     routes/stream.ts
     ...photoRoutes, //     /img, /img/:id                           routes/photos.ts
     ...authRoutes, //      /auth/*                                  routes/auth.ts
+    ...signInRoutes, //    /auth/otp/*, magic-link, change-email, oauth  routes/signin.ts
     ...dashboardRoutes, // /dashboard/*                             routes/dashboard.ts
     ...emailRoutes, //     /email                                   routes/email.ts
     ...extra,

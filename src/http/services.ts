@@ -5,6 +5,7 @@
  */
 import type { AuthFlows } from '../auth/flows.js';
 import type { AuthServices } from '../auth/index.js';
+import type { OAuthService } from '../auth/oauth/flow.js';
 import type { Metrics } from '../core/metrics.js';
 import type { Runtime } from '../core/runtime.js';
 import type { CronStatus } from '../cron/scheduler.js';
@@ -32,4 +33,6 @@ export interface Services {
   readonly cron: CronStatus | undefined;
   /** The OpenAPI document of this server, rendered once (SPEC §11). */
   readonly openapi: { readonly json: string; readonly yaml: string };
+  /** OAuth / OpenID Connect sign-in (SPEC §8a). */
+  readonly oauth: OAuthService;
 }

@@ -66,6 +66,19 @@ export function authSchemas(ctx: DocContext): Record<string, JsonSchema> {
     properties: { type: typeEnum('confirmResetPassword'), token: { type: 'string', description: 'from the reset email' }, newPassword: passwordSchema(ctx), table: rateLimitTable(ctx) },
     additionalProperties: false,
   };
+  // SPEC §8a, §8: the magic link signs in; the email change sets the new address.
+  out.ConfirmMagicLink = {
+    type: 'object',
+    required: ['type', 'token'],
+    properties: { type: typeEnum('confirmMagicLink'), token: { type: 'string', description: 'from the magic-link email' }, table: rateLimitTable(ctx) },
+    additionalProperties: false,
+  };
+  out.ConfirmEmailChange = {
+    type: 'object',
+    required: ['type', 'token'],
+    properties: { type: typeEnum('confirmEmailChange'), token: { type: 'string', description: 'from the email sent to the new address' }, table: rateLimitTable(ctx) },
+    additionalProperties: false,
+  };
   return out;
 }
 
@@ -76,6 +89,14 @@ export function sessionExample(ctx: DocContext): unknown {
 }
 
 export const confirmBody: JsonSchema = {
-  oneOf: [schemaRef('ConfirmVerifyEmail'), schemaRef('ConfirmResetPassword')],
-  discriminator: { propertyName: 'type', mapping: { confirmVerifyEmail: '#/components/schemas/ConfirmVerifyEmail', confirmResetPassword: '#/components/schemas/ConfirmResetPassword' } },
+  oneOf: [schemaRef('ConfirmVerifyEmail'), schemaRef('ConfirmResetPassword'), schemaRef('ConfirmMagicLink'), schemaRef('ConfirmEmailChange')],
+  discriminator: {
+    propertyName: 'type',
+    mapping: {
+      confirmVerifyEmail: '#/components/schemas/ConfirmVerifyEmail',
+      confirmResetPassword: '#/components/schemas/ConfirmResetPassword',
+      confirmMagicLink: '#/components/schemas/ConfirmMagicLink',
+      confirmEmailChange: '#/components/schemas/ConfirmEmailChange',
+    },
+  },
 };

@@ -84,6 +84,8 @@ export function createRateLimiter<R extends HitOutcome>(options: RateLimiterOpti
 
 export {
   AUTH_OPS,
+  AUTH_NO_TABLE,
+  TABLELESS_AUTH_OPS,
   DATA_OPS,
   DEFAULT_POLICY,
   MAX_REQUESTS_LIMIT,
@@ -92,6 +94,7 @@ export {
   createPolicyResolver,
   normalizePolicy,
   type AuthPolicyOp,
+  type TablelessAuthOp,
   type DataPolicyOp,
   type NormalizedPolicy,
   type PhotoPolicyOp,

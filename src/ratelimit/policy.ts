@@ -8,13 +8,21 @@ import type { PolicySetting, RateLimitPolicy } from '../define/types.js';
 import { parseWindow } from './window.js';
 
 export type DataPolicyOp = 'get' | 'list' | 'count' | 'create' | 'update' | 'delete';
-export type AuthPolicyOp = 'signUp' | 'signIn' | 'refresh' | 'verifyEmail' | 'confirm' | 'passwordReset';
+export type AuthPolicyOp = 'signUp' | 'signIn' | 'refresh' | 'verifyEmail' | 'confirm' | 'passwordReset' | 'otp' | 'magicLink' | 'oauth';
+/** Auth routes that may be called without a table (SPEC §8): keyed `auth:<operation>`. */
+export type TablelessAuthOp = 'refresh' | 'confirm' | 'logout' | 'changeEmail' | 'oauth';
 export type PhotoPolicyOp = 'upload' | 'view' | 'delete';
 /** Many-forms and streams pass their single/read form (`createMany` → `create`, stream-list → `list`). */
 export type PolicyOp = DataPolicyOp | AuthPolicyOp | PhotoPolicyOp | `custom:${string}`;
 
 export const DATA_OPS: readonly DataPolicyOp[] = Object.freeze(['get', 'list', 'count', 'create', 'update', 'delete']);
-export const AUTH_OPS: readonly AuthPolicyOp[] = Object.freeze(['signUp', 'signIn', 'refresh', 'verifyEmail', 'confirm', 'passwordReset']);
+export const AUTH_OPS: readonly AuthPolicyOp[] = Object.freeze(['signUp', 'signIn', 'refresh', 'verifyEmail', 'confirm', 'passwordReset', 'otp', 'magicLink', 'oauth']);
+export const TABLELESS_AUTH_OPS: readonly TablelessAuthOp[] = Object.freeze(['refresh', 'confirm', 'logout', 'changeEmail', 'oauth']);
+/**
+ * The "table" part of the `auth:<operation>` keys. Table names cannot hold a colon, so no table
+ * shares these counters.
+ */
+export const AUTH_NO_TABLE = 'auth:';
 export const PHOTO_OPS: readonly PhotoPolicyOp[] = Object.freeze(['upload', 'view', 'delete']);
 
 /** The table name photo routes are limited under; `delete` there is DELETE /img/{id}. */
@@ -127,6 +135,10 @@ export function createPolicyResolver(model: ProjectModel, defaults?: RateLimitPo
     for (const name of customNames) b.set(c.name, `custom:${name}`, Object.hasOwn(custom, name) ? custom[name] : undefined, where(`custom:${name}`));
     if (c.auth) for (const op of AUTH_OPS) b.set(c.name, op, policies[op], where(op));
   }
+
+  const authPolicies = project.auth?.policies ?? {};
+  checkKeys(authPolicies, TABLELESS_AUTH_OPS, 'auth.policies');
+  for (const op of TABLELESS_AUTH_OPS) b.set(AUTH_NO_TABLE, op, authPolicies[op], `auth policy "${op}"`);
 
   // Photo routes (SPEC §10) are limited under `_photos`; their `delete` (DELETE /img/{id})
   // replaces the /db delete of `_photos`, which photo table rules never allow anyway.

@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { createAuthFlows } from '../auth/flows.js';
 import { authInternalTables, createAuthServices, type AuthServices } from '../auth/index.js';
+import { createOAuthService } from '../auth/oauth/index.js';
 import type { Project } from '../define/project.js';
 import type { Table } from '../define/table.js';
 import { createEmailService } from '../email/index.js';
@@ -114,6 +115,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     now: rt.now,
     onError: (err, context) => log.error({ err, context }, 'photo storage'),
   });
+  const oauth = createOAuthService({ rt, auth, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId });
   const router = new Router(routeTable());
   const metrics = new Metrics();
   let document: { json: string; yaml: string } | undefined;
@@ -126,6 +128,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     photos,
     live,
     metrics,
+    oauth,
     get cron() {
       return cron;
     },
@@ -141,7 +144,8 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   };
   // Validated now (a bad schedule fails the start); timers begin once the server listens.
   let cron: Scheduler | undefined;
-  const purge = setInterval(() => void auth.sessions.purgeExpired().catch((err) => log.warn({ err }, 'session purge failed')), 3_600_000).unref();
+  const purgeAll = () => Promise.all([auth.sessions.purgeExpired(), auth.otp.purgeExpired(), oauth.states.purgeExpired()]);
+  const purge = setInterval(() => void purgeAll().catch((err) => log.warn({ err }, 'session purge failed')), 3_600_000).unref();
   // Revocations written by another process (`tablebase admin create`, another node) reach this
   // one's in-memory list within seconds.
   const revocations = setInterval(() => void auth.sessions.loadRevocations().catch((err) => log.warn({ err }, 'revocation reload failed')), 5_000).unref();

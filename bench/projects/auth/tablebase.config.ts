@@ -11,7 +11,10 @@ const users = authTable('users', {
   prefix: 'us',
   columns: {},
   authRules: { canSignUp: anyone, canSignIn: anyone, canPasswordReset: anyone },
-  policies: { signUp: null, signIn: null, refresh: null, verifyEmail: null, confirm: null, passwordReset: null },
+  // bench/auth.ts compares one-time codes and magic links with password sign-in.
+  otp: { signUp: true },
+  magicLink: true,
+  policies: { signUp: null, signIn: null, refresh: null, verifyEmail: null, confirm: null, passwordReset: null, otp: null, magicLink: null },
 });
 
 const items = table('items', {
@@ -21,4 +24,4 @@ const items = table('items', {
   policies: { get: null, list: null, count: null, create: null, update: null, delete: null },
 });
 
-export default defineProject({ name: 'bench-auth', tables: [users, items] });
+export default defineProject({ name: 'bench-auth', tables: [users, items], auth: { policies: { confirm: null, refresh: null } } });

@@ -5,7 +5,13 @@
  * model's per-table SignUpBody (only the table's signUpFields in `object`).
  */
 import { Type } from '@sinclair/typebox';
+import { confirmEmailChange } from '../../auth/email-change.js';
 import { authTableOf } from '../../auth/flows.js';
+import { confirmMagicLink } from '../../auth/passwordless.js';
+import { ApiError } from '../../core/errors.js';
+import type { RequestStream } from '../../core/sink.js';
+import { AUTH_NO_TABLE } from '../../ratelimit/policy.js';
+import { readSmallBody } from '../small-body.js';
 import { defineRoute, empty, modelSchema, noContent, type EarlyRequest, type RateLimitKey } from '../declare.js';
 import type { Services } from '../services.js';
 
@@ -14,11 +20,11 @@ const table = (e: EarlyRequest, s: Services) => authTableOf(s.rt.model, e.body?.
 const keyed =
   (op: string) =>
   (e: EarlyRequest, s: Services): RateLimitKey => ({ table: table(e, s).name, op });
-/** Confirm and refresh name no table; one may be given to key the rate limit (docs/decisions.md). */
+/** Confirm and refresh name no table; one may be given to key the rate limit, else `auth:<operation>` (SPEC §8). */
 const keyedIfNamed =
   (op: string) =>
-  (e: EarlyRequest, s: Services): RateLimitKey | null =>
-    e.body?.table === undefined ? null : keyed(op)(e, s);
+  (e: EarlyRequest, s: Services): RateLimitKey =>
+    e.body?.table === undefined ? { table: AUTH_NO_TABLE, op } : keyed(op)(e, s);
 
 const AuthTable = Type.String({ 'x-tablebase-model': 'AuthTableName' });
 const OptionalTable = Type.Optional(Type.String({ 'x-tablebase-model': 'RateLimitAuthTable' }));
@@ -90,26 +96,30 @@ export const authRoutes = [
     method: 'POST',
     path: '/auth/confirm',
     family: 'auth',
-    summary: 'Confirm an email verification or a password reset',
-    description: 'An unknown, used or expired token is 400 INVALID_CONFIRMATION_TOKEN. A confirmed reset revokes every session of the user.',
+    summary: 'Confirm an email verification, a password reset, a magic link or an email change',
+    description:
+      'An unknown, used or expired token is 400 INVALID_CONFIRMATION_TOKEN (looked up before a new password is hashed), as is a reset or verification token sent to an address the account no longer has. A confirmed reset revokes every session of the user. `confirmMagicLink` answers the user and a token pair, the other types an empty body; `confirmEmailChange` is 409 when the new address was taken meanwhile. Without `table` the rate limit is keyed `auth:confirm`.',
     operationId: 'confirm',
     access: 'public',
     rateLimit: keyedIfNamed('confirm'),
     // The token's shape is the confirmation store's to judge: any bad token is INVALID_CONFIRMATION_TOKEN.
     body: Type.Object(
       {
-        type: Type.Union([Type.Literal('confirmVerifyEmail'), Type.Literal('confirmResetPassword')]),
+        type: Type.Union([Type.Literal('confirmVerifyEmail'), Type.Literal('confirmResetPassword'), Type.Literal('confirmMagicLink'), Type.Literal('confirmEmailChange')]),
         token: Type.Optional(Type.Unknown()),
         newPassword: Type.Optional(Type.Unknown()),
         table: OptionalTable,
       },
       { 'x-tablebase-model': 'ConfirmRequest' },
     ),
-    responses: { 200: 'Confirmed; empty body' },
-    errors: ['INVALID_CONFIRMATION_TOKEN', 'NOT_FOUND', 'UNAVAILABLE'],
+    responses: { 200: { description: 'Confirmed: an empty body, or for confirmMagicLink the user and a token pair', data: Session } },
+    errors: ['INVALID_CONFIRMATION_TOKEN', 'NOT_FOUND', 'CONFLICT', 'UNAVAILABLE'],
     examples: { body: { type: 'confirmVerifyEmail', token: 'token-from-the-email' } },
     handler: async ({ body }, s) => {
+      if (body.type === 'confirmMagicLink') return confirmMagicLink(s, body.token); // SPEC §8a
       if (body.type === 'confirmVerifyEmail') await s.authFlows.confirmVerifyEmail(body.token);
+      else if (body.type === 'confirmEmailChange')
+        await confirmEmailChange(s, body.token); // SPEC §8
       else await s.authFlows.confirmResetPassword(body.token, body.newPassword);
       return empty();
     },
@@ -151,15 +161,38 @@ export const authRoutes = [
     method: 'POST',
     path: '/auth/logout',
     family: 'auth',
-    summary: 'End the session of the bearer token',
-    description: 'Revokes the session and its access token.',
+    summary: 'End the session of the bearer token, or every session of its user',
+    description: 'Revokes the session and its access token; with the optional body `{"all": true}`, every session of the caller (SPEC §8). Rate limited as `auth:logout`.',
     operationId: 'logout',
     access: 'bearer',
-    body: 'none',
+    rateLimit: { table: AUTH_NO_TABLE, op: 'logout' },
+    // The body is optional (a plain logout sends none), so it is read here rather than by the lifecycle.
+    body: 'raw',
     responses: { 204: 'Signed out; no body' },
-    handler: async ({ jwt }, s) => {
-      await s.authFlows.logout(jwt!);
+    handler: async ({ jwt, source }, s) => {
+      await s.authFlows.logout(jwt!, (await logoutBody(source!)).all === true);
       return noContent();
     },
   }),
 ];
+
+const MAX_LOGOUT_BODY = 1024;
+
+/** `{}` or `{"all": boolean}`: an empty body is allowed; anything else is 400, a non-JSON type 415. */
+async function logoutBody(source: RequestStream): Promise<{ all?: boolean }> {
+  const raw = await readSmallBody(source, MAX_LOGOUT_BODY);
+  if (raw.length === 0) return {};
+  if (!/^application\/(.+\+)?json\b/i.test(String(source.headers['content-type'] ?? ''))) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send JSON with Content-Type: application/json');
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new ApiError('BAD_REQUEST', 'The request body is not valid JSON');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError('BAD_REQUEST', 'The body must be a JSON object');
+  const { all, ...rest } = body as Record<string, unknown>;
+  const extra = Object.keys(rest)[0];
+  if (extra !== undefined) throw new ApiError('BAD_REQUEST', `unknown field "${extra}"`, { details: [{ path: `/${extra}`, message: 'unknown field' }] });
+  if (all !== undefined && typeof all !== 'boolean') throw new ApiError('BAD_REQUEST', 'all must be a boolean', { details: [{ path: '/all', message: 'must be a boolean' }] });
+  return { all: all as boolean | undefined };
+}
