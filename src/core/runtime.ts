@@ -3,7 +3,7 @@
  * Optional services (email, push, live) are filled in by their modules.
  */
 import type { Logger } from 'pino';
-import type { EmailMessage, Jwt, PushMessage } from '../define/types.js';
+import type { EmailMessage, Jwt, PushMessage, PushQueued } from '../define/types.js';
 import type { Driver } from '../storage/driver.js';
 import type { WriteQueue } from '../storage/writer.js';
 import type { ProjectModel } from './model.js';
@@ -26,7 +26,7 @@ export interface TokenVerifier {
 }
 
 export interface PushSender {
-  send(message: PushMessage): Promise<void>;
+  send(message: PushMessage): Promise<PushQueued>;
 }
 
 export interface Runtime {

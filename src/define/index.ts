@@ -7,5 +7,7 @@ export { view, View } from './view.js';
 export type { ViewOptions, ViewJoin } from './view.js';
 export { defineProject } from './project.js';
 export type { Project, ProjectDefinition, PhotoOptions, PhotoRow, CronJob, EmailOptions, ServerOptions, AuthSettings } from './project.js';
+export { pushFromEnv } from './push.js';
+export type { PushOptions, WebPushOptions, FcmOptions, ApnsOptions } from './push.js';
 export { UserError, NotFoundError } from './errors.js';
 export type * from './types.js';
