@@ -35,6 +35,7 @@ export async function collectMetrics(app: App) {
     dbSizeBytes: await rt.driver.sizeBytes(),
     cron: app.cron?.status() ?? [],
     memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
+    push: await app.push.metrics(),
   };
 }
 
@@ -77,6 +78,9 @@ function prometheus(data: Awaited<ReturnType<typeof collectMetrics>>): string {
   metric('db_size_bytes', 'Database size', 'gauge', [['', data.dbSizeBytes]]);
   metric('memory_rss_bytes', 'Resident set size', 'gauge', [['', data.memory.rssBytes]]);
   metric('memory_heap_used_bytes', 'Heap in use', 'gauge', [['', data.memory.heapUsedBytes]]);
+  metric('push_deliveries_total', 'Push deliveries by outcome since start', 'counter', [['{outcome="sent"}', data.push.sent], ['{outcome="failed"}', data.push.failed], ['{outcome="retried"}', data.push.retried]]);
+  metric('push_pending', 'Push deliveries waiting in the queue', 'gauge', [['', data.push.pending]]);
+  metric('push_devices_removed_total', 'Devices removed because a provider reported them dead', 'counter', [['', data.push.removedDevices]]);
   return `${lines.join('\n')}\n`;
 }
 
