@@ -4,6 +4,7 @@
  * `sources` names where each option came from (an environment variable), so that start-up message
  * can name it; `pushFromEnv` fills it.
  */
+import type { PolicySetting } from './types.js';
 
 export interface WebPushOptions {
   /** VAPID key pair (RFC 8292), base64url as `web-push generate-vapid-keys` prints them. */
@@ -46,6 +47,8 @@ export interface PushOptions {
   maxAttempts?: number;
   /** First retry delay in milliseconds; doubles per try, with jitter (default 1000). */
   retryBaseMs?: number;
+  /** Rate limits of the device routes (SPEC §9; operations `push:register`, `push:list`, `push:unregister`). */
+  policies?: { register?: PolicySetting; list?: PolicySetting; unregister?: PolicySetting };
   /** Where options came from, for start-up errors: `{'apns.key': 'PUSH_APNS_KEY_FILE'}`. */
   sources?: Record<string, string>;
 }

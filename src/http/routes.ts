@@ -9,6 +9,7 @@ import type { DeclaredRoute } from './declare.js';
 import { runRoute } from './lifecycle.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { emailRoutes } from './routes/email.js';
+import { pushRoutes } from './routes/push.js';
 import { healthRoute } from './routes/system.js';
 import { streamRoute } from './stream-routes.js';
 import { deletePhoto, servePhoto, uploadPhoto } from './photo-routes.js';
@@ -64,6 +65,7 @@ export function routeTable(extra: readonly Route[] = []): Route[] {
     r('POST', '/auth/logout', 'auth', 'End the session of the bearer token', logout),
     ...dashboardRoutes,
     ...emailRoutes,
+    ...pushRoutes,
     ...extra,
     r('GET', '/swagger.json', 'system', 'This OpenAPI document as JSON', swaggerJson),
     r('GET', '/swagger.yaml', 'system', 'This OpenAPI document as YAML', swaggerYaml),

@@ -10,6 +10,7 @@ import type { CronStatus } from '../cron/scheduler.js';
 import type { EmailService } from '../email/index.js';
 import type { LiveEngine } from '../live/index.js';
 import type { PhotoService } from '../photos/index.js';
+import type { PushService } from '../push/index.js';
 
 /** The settings handlers and the lifecycle read. */
 export interface RouteSettings {
@@ -27,4 +28,5 @@ export interface Services {
   readonly live: LiveEngine;
   readonly metrics: Metrics;
   readonly cron: CronStatus | undefined;
+  readonly push: PushService;
 }
