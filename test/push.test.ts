@@ -183,6 +183,42 @@ describe('push delivery through the stand-ins', () => {
     expect(standIns.forToken(token)).toHaveLength(1);
   });
 
+  it('APNs keeps one HTTP/2 session and opens a new one after GOAWAY', async () => {
+    const u = await user();
+    const sender = await user();
+    const token = apnsToken();
+    await register(u, { platform: 'apns', token });
+    await message(sender, u.id, 'one');
+    await until(
+      async () => standIns.forToken(token).length,
+      (c) => c === 1,
+      'first delivery',
+      15_000,
+      50,
+    );
+    const sessions = standIns.apnsSessions;
+    await message(sender, u.id, 'two');
+    await until(
+      async () => standIns.forToken(token).length,
+      (c) => c === 2,
+      'second delivery',
+      15_000,
+      50,
+    );
+    expect(standIns.apnsSessions).toBe(sessions); // the same session carried it
+    standIns.goaway();
+    await pause(100);
+    await message(sender, u.id, 'three');
+    await until(
+      async () => standIns.forToken(token).length,
+      (c) => c === 3,
+      'delivery after GOAWAY',
+      15_000,
+      50,
+    );
+    expect(standIns.apnsSessions).toBeGreaterThan(sessions);
+  });
+
   it('a hanging provider never delays the request that queued the message', async () => {
     const u = await user();
     const sender = await user();
@@ -239,6 +275,23 @@ describe('push across restarts and configuration', () => {
       await s.dispose();
     }
   }, 60_000);
+
+  it('outgoing TLS is verified: without the test CA in NODE_EXTRA_CA_CERTS nothing is delivered', async () => {
+    const { NODE_EXTRA_CA_CERTS: _ca, ...untrusting } = env;
+    const s = await startServer({ env: untrusting });
+    try {
+      const u = await user(s);
+      const sender = await user(s);
+      const token = `fcm-untrusted-${++n}`;
+      await register(u, { platform: 'fcm', token }, s);
+      await message(sender, u.id, 'should not arrive', s);
+      await pause(1500);
+      expect(standIns.seen.some((x) => x.token === token)).toBe(false);
+      expect(standIns.forToken(token)).toEqual([]);
+    } finally {
+      await s.dispose();
+    }
+  }, 30_000);
 
   it('an unconfigured platform is refused at registration; a bad key stops serve with one line naming it', async () => {
     const only = await startServer({

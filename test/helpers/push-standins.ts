@@ -72,6 +72,8 @@ export class PushStandIns {
   tokenExchanges = 0;
   apnsSessions = 0;
   #server: http2.Http2SecureServer;
+  #sessions = new Set<http2.ServerHttp2Session>();
+  #sockets = new Set<import('node:net').Socket>();
   #issued = new Set<string>();
   #web = new Map<string, { priv: Buffer; pub: Buffer; auth: Buffer }>();
   #hanging: (() => void)[] = [];
@@ -82,7 +84,15 @@ export class PushStandIns {
     readonly keys: StandInKeys,
   ) {
     this.#server = http2.createSecureServer({ ...tls, allowHTTP1: true }, (req, res) => void this.#handle(req, res));
-    this.#server.on('session', () => this.apnsSessions++);
+    this.#server.on('connection', (socket: import('node:net').Socket) => {
+      this.#sockets.add(socket);
+      socket.on('close', () => this.#sockets.delete(socket));
+    });
+    this.#server.on('session', (session: http2.ServerHttp2Session) => {
+      this.apnsSessions++;
+      this.#sessions.add(session);
+      session.on('close', () => this.#sessions.delete(session));
+    });
   }
 
   async start(): Promise<string> {
@@ -93,7 +103,15 @@ export class PushStandIns {
 
   async close(): Promise<void> {
     for (const release of this.#hanging.splice(0)) release();
-    await new Promise<void>((r) => this.#server.close(() => r()));
+    const closed = new Promise<void>((r) => this.#server.close(() => r()));
+    for (const s of this.#sessions) s.destroy();
+    for (const socket of this.#sockets) socket.destroy();
+    await closed;
+  }
+
+  /** Sends GOAWAY on every open HTTP/2 session, as APNs does before it closes a connection. */
+  goaway(): void {
+    for (const s of this.#sessions) if (!s.closed) s.goaway(http2.constants.NGHTTP2_NO_ERROR);
   }
 
   /** Answers the requests held by `hang` (with 503) so the server can retry them. */
@@ -196,18 +214,16 @@ export class PushStandIns {
     if (path !== `/v1/projects/${this.keys.fcm.projectId}/messages:send`) throw new Error('wrong project');
     const { message } = JSON.parse(body.toString('utf8')) as { message: { token: string } };
     const dead = () =>
-      res
-        .writeHead(404, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            error: {
-              code: 404,
-              status: 'NOT_FOUND',
-              message: 'Requested entity was not found.',
-              details: [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: 'UNREGISTERED' }],
-            },
-          }),
-        );
+      res.writeHead(404, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: {
+            code: 404,
+            status: 'NOT_FOUND',
+            message: 'Requested entity was not found.',
+            details: [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: 'UNREGISTERED' }],
+          },
+        }),
+      );
     if (!(await this.#behave('fcm', message.token, res, dead))) return;
     this.received.push({ platform: 'fcm', token: message.token, payload: message, headers: req.headers, at: Date.now() });
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: `projects/${this.keys.fcm.projectId}/messages/1` }));
