@@ -47,7 +47,9 @@ export interface PushCounts {
 }
 
 const MAX_DELAY_MS = 3_600_000;
+/** Outcomes are written together: at most this many per job, at least this often (one transaction each). */
 const FLUSH_BATCH = 512;
+const FLUSH_DELAY_MS = 20;
 
 /** `base · 2^(attempt-1)`, half of it random ("equal jitter"), never below the provider's Retry-After. */
 export function backoffMs(attempt: number, baseMs: number, retryAfterMs = 0, random = Math.random): number {
@@ -65,6 +67,7 @@ export class DeliveryWorker {
   #later: { id: string; at: number; error: string }[] = [];
   #dead = new Set<string>();
   #flushing: Promise<void> | undefined;
+  #flushSoon: NodeJS.Timeout | undefined;
   #timer: NodeJS.Timeout | undefined;
   #poll: NodeJS.Timeout | undefined;
   #stopped = false;
@@ -99,6 +102,8 @@ export class DeliveryWorker {
     this.#stopped = true;
     clearInterval(this.#poll);
     clearTimeout(this.#timer);
+    clearTimeout(this.#flushSoon);
+    this.#flushSoon = undefined;
     if (this.#busy()) await Promise.race([new Promise<void>((r) => this.#idle.push(r)), new Promise((r) => setTimeout(r, graceMs).unref())]);
     await this.#flush();
     await Promise.all([...this.#o.providers.values()].map((p) => p.close().catch(() => undefined)));
@@ -125,7 +130,11 @@ export class DeliveryWorker {
     } finally {
       this.#claiming.delete(p.platform);
     }
-    for (const row of rows) this.#deliver(p, row);
+    for (let i = 0; i < rows.length; i++) {
+      this.#deliver(p, rows[i]!);
+      // Web Push encryption is synchronous CPU work: yield now and then so requests interleave.
+      if (i % 8 === 7) await new Promise((r) => setImmediate(r));
+    }
     if (rows.length === free) void this.#pump(p);
   }
 
@@ -173,7 +182,11 @@ export class DeliveryWorker {
         this.#fail(platform, row, outcome.reason);
     }
     if (this.#done.length + this.#later.length >= FLUSH_BATCH) void this.#flush();
-    else setImmediate(() => void this.#flush());
+    else
+      this.#flushSoon ??= setTimeout(() => {
+        this.#flushSoon = undefined;
+        void this.#flush();
+      }, FLUSH_DELAY_MS);
   }
 
   #fail(platform: Platform, row: Claimed, reason: string): void {

