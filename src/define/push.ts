@@ -47,6 +47,8 @@ export interface PushOptions {
   maxAttempts?: number;
   /** First retry delay in milliseconds; doubles per try, with jitter (default 1000). */
   retryBaseMs?: number;
+  /** Devices one user may hold (default 100); registering more drops that user's least recently registered one. */
+  maxDevicesPerUser?: number;
   /** Rate limits of the device routes (SPEC §9; operations `push:register`, `push:list`, `push:unregister`). */
   policies?: { register?: PolicySetting; list?: PolicySetting; unregister?: PolicySetting };
   /** Where options came from, for start-up errors: `{'apns.key': 'PUSH_APNS_KEY_FILE'}`. */

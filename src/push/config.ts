@@ -17,6 +17,7 @@ export interface PushSetup {
   vapidPublicKey: string | undefined;
   maxAttempts: number;
   retryBaseMs: number;
+  maxDevicesPerUser: number;
 }
 
 /** A start-up configuration error; its message is one line and names the setting. */
@@ -112,5 +113,7 @@ export async function setupPush(o: PushOptions | undefined, projectDir: string):
   const retryBaseMs = o?.retryBaseMs ?? 1000;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100) fail('maxAttempts', 'must be an integer from 1 to 100');
   if (!Number.isFinite(retryBaseMs) || retryBaseMs < 0 || retryBaseMs > 3_600_000) fail('retryBaseMs', 'must be a number of milliseconds from 0 to 3600000');
-  return { providers, vapidPublicKey: o?.webPush?.publicKey.trim(), maxAttempts, retryBaseMs };
+  const maxDevicesPerUser = o?.maxDevicesPerUser ?? 100;
+  if (!Number.isInteger(maxDevicesPerUser) || maxDevicesPerUser < 1 || maxDevicesPerUser > 100_000) fail('maxDevicesPerUser', 'must be an integer from 1 to 100000');
+  return { providers, vapidPublicKey: o?.webPush?.publicKey.trim(), maxAttempts, retryBaseMs, maxDevicesPerUser };
 }

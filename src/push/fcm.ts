@@ -2,10 +2,11 @@
  * FCM HTTP v1. The service account's key signs an RS256 assertion (RFC 7523, via `jose`) that the
  * token URL exchanges for an OAuth2 access token; the token is cached until a minute before it
  * expires and shared by every concurrent send (one exchange in flight at a time). Messages go to
- * `POST {endpoint}/v1/projects/{projectId}/messages:send` with the bearer token. TLS is verified by
- * fetch; NODE_EXTRA_CA_CERTS is honoured.
+ * `POST {endpoint}/v1/projects/{projectId}/messages:send` with the bearer token, over https.ts
+ * (TLS verified; NODE_EXTRA_CA_CERTS honoured).
  */
 import { SignJWT, type CryptoKey } from 'jose';
+import { header, httpsPost, keepAliveAgent, type HttpsAnswer } from './https.js';
 import { describe, isTransient, retryAfterMs, secondsLeft, SEND_TIMEOUT_MS, type Outcome, type PushPayload, type PushProvider } from './provider.js';
 
 export const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
@@ -53,6 +54,8 @@ function isDeadToken(status: number, body: FcmError): boolean {
 }
 
 export function fcmProvider(c: FcmConfig): PushProvider {
+  const concurrency = c.concurrency ?? 50;
+  const agent = keepAliveAgent(concurrency);
   let cached: { token: string; until: number } | undefined;
   let inflight: Promise<string> | undefined;
 
@@ -66,14 +69,20 @@ export function fcmProvider(c: FcmConfig): PushProvider {
       .setIssuedAt(now)
       .setExpirationTime(now + 3600)
       .sign(c.privateKey);
-    const res = await fetch(c.tokenUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }),
-      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
-    });
-    const body = (await res.json().catch(() => ({}))) as { access_token?: string; expires_in?: number };
-    if (!res.ok || typeof body.access_token !== 'string') throw new Error(`FCM token exchange answered ${res.status}`);
+    const res = await httpsPost(
+      agent,
+      c.tokenUrl,
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
+      SEND_TIMEOUT_MS,
+    );
+    let body: { access_token?: string; expires_in?: number } = {};
+    try {
+      body = JSON.parse(res.body) as typeof body;
+    } catch {
+      // not JSON: refused below
+    }
+    if (res.status !== 200 || typeof body.access_token !== 'string') throw new Error(`FCM token exchange answered ${res.status}`);
     const lifetime = Math.max(0, Number(body.expires_in ?? 3600) * 1000 - EARLY_MS);
     cached = { token: body.access_token, until: Date.now() + lifetime };
     return body.access_token;
@@ -87,32 +96,32 @@ export function fcmProvider(c: FcmConfig): PushProvider {
   const url = `${c.endpoint.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(c.projectId)}/messages:send`;
   return {
     platform: 'fcm',
-    concurrency: c.concurrency ?? 50,
+    concurrency,
     async send(target: string, payload: PushPayload, expiresAtMs: number): Promise<Outcome> {
-      let res: Response;
+      let res: HttpsAnswer;
       let bearer: string;
       try {
         bearer = await accessToken();
-        res = await fetch(url, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
-          body: JSON.stringify(fcmMessage(target, payload, expiresAtMs)),
-          signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
-        });
+        res = await httpsPost(agent, url, { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, JSON.stringify(fcmMessage(target, payload, expiresAtMs)), SEND_TIMEOUT_MS);
       } catch (err) {
         return { kind: 'retry', reason: describe(err) };
       }
-      const body = (await res.json().catch(() => ({}))) as FcmError;
-      if (res.ok) return { kind: 'sent' };
+      if (res.status >= 200 && res.status < 300) return { kind: 'sent' };
+      let body: FcmError = {};
+      try {
+        body = JSON.parse(res.body) as FcmError;
+      } catch {
+        // the status alone decides
+      }
       if (res.status === 401) {
         // The access token was refused (revoked or rotated): exchange a new one on the next try.
         if (cached?.token === bearer) cached = undefined;
         return { kind: 'retry', reason: 'FCM 401' };
       }
       if (isDeadToken(res.status, body)) return { kind: 'dead', reason: `FCM ${res.status} ${body.error?.details?.[0]?.errorCode ?? body.error?.status ?? ''}`.trim() };
-      if (isTransient(res.status)) return { kind: 'retry', reason: `FCM ${res.status}`, retryAfterMs: retryAfterMs(res.headers.get('retry-after')) };
+      if (isTransient(res.status)) return { kind: 'retry', reason: `FCM ${res.status}`, retryAfterMs: retryAfterMs(header(res.headers, 'retry-after')) };
       return { kind: 'failed', reason: `FCM ${res.status} ${body.error?.status ?? ''}`.trim() };
     },
-    close: async () => {},
+    close: async () => agent.destroy(),
   };
 }

@@ -21,13 +21,14 @@ export const devicesTable = table('_push_devices', {
     createdAt: column.text(),
     updatedAt: column.text(),
   },
-  indexes: [{ columns: ['platform', 'token'], unique: true }, { columns: ['userId'] }],
+  // (userId, updatedAt) serves the per-user list and the per-user cap (newest first) without a sort.
+  indexes: [{ columns: ['platform', 'token'], unique: true }, { columns: ['userId', 'updatedAt'] }],
 });
 
 /**
- * One row per (message, device) delivery. A worker claims a row by setting `claimedUntil` (a lease);
- * a row whose lease ran out (its worker died) is claimable again, which makes delivery
- * at-least-once. On PostgreSQL the claim adds `FOR UPDATE SKIP LOCKED`, so several nodes drain
+ * One row per (message, device) delivery. A worker claims a due row (`nextAttemptAt <= now`) by
+ * setting `claimedUntil` and `nextAttemptAt` to the end of a lease; a row whose lease ran out (its
+ * worker died) is due again, which makes delivery at-least-once. On PostgreSQL the claim adds `FOR UPDATE SKIP LOCKED`, so several nodes drain
  * one queue without taking the same row.
  */
 export const queueTable = table('_push_queue', {

@@ -63,6 +63,7 @@ beforeEach(async () => {
     vapidPublicKey: undefined,
     maxAttempts: 3,
     retryBaseMs: 20,
+    maxDevicesPerUser: 3,
   };
   push = createPushService({ setup, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId, log: silent, releaseAtStart: true });
 });
@@ -85,6 +86,19 @@ describe('devices', () => {
     expect(moved.id).toBe(a.id);
     expect(moved.userId).toBe('us_b');
     expect((await push.list(jwt('us_a'))).map((d) => d.platform)).toEqual(['apns']);
+  });
+
+  it('keeps at most maxDevicesPerUser devices per user, dropping the least recently registered', async () => {
+    for (const t of ['t1', 't2', 't3']) await push.register(jwt('us_a'), { platform: 'fcm', token: t });
+    await new Promise((r) => setTimeout(r, 5));
+    await push.register(jwt('us_a'), { platform: 'fcm', token: 't1' }); // refreshed: now the newest
+    await new Promise((r) => setTimeout(r, 5));
+    await push.register(jwt('us_a'), { platform: 'fcm', token: 't4' });
+    expect(await push.list(jwt('us_a'))).toHaveLength(3);
+    await push.send({ userId: 'us_a', title: 'T', body: 'B' });
+    await push.start();
+    await until(async () => (await push.metrics()).pending === 0);
+    expect(fcm.sent.map((s) => s.target).sort()).toEqual(['t1', 't3', 't4']);
   });
 
   it('refuses an unconfigured platform, a missing token, and another user’s device', async () => {

@@ -117,7 +117,7 @@ export function createPushService(o: PushServiceOptions) {
         token = body.token;
       }
       const now = new Date().toISOString();
-      return o.write((tx) => store.register(tx, { id: o.newId('pd'), platform, token, subscription, userId, now }));
+      return o.write((tx) => store.register(tx, { id: o.newId('pd'), platform, token, subscription, userId, now, maxPerUser: o.setup.maxDevicesPerUser }));
     },
 
     async list(jwt: Jwt | null): Promise<Device[]> {

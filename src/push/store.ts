@@ -71,6 +71,8 @@ export function pushStore(d: Dialect) {
     moveDevice: sql(() => `UPDATE ${DT} SET ${D.userId} = ${p()}, ${D.subscription} = ${p()}, ${D.updatedAt} = ${p()} WHERE ${D.id} = ${p()}`),
     getDevice: sql(() => `SELECT ${deviceSelect} FROM ${DT} WHERE ${D.id} = ${p()}`),
     listDevices: sql(() => `SELECT ${deviceSelect} FROM ${DT} WHERE ${D.userId} = ${p()} ORDER BY ${D.id} LIMIT ${p()}`),
+    // Both SQLite and PostgreSQL take LIMIT … OFFSET; the limit bounds one pass.
+    beyondCap: sql(() => `SELECT ${as(D.id!, 'id')} FROM ${DT} WHERE ${D.userId} = ${p()} ORDER BY ${D.updatedAt} DESC LIMIT 1000 OFFSET ${p()}`),
     deleteOwnDevice: sql(() => `DELETE FROM ${DT} WHERE ${D.id} = ${p()} AND ${D.userId} = ${p()}`),
     deleteDevice: sql(() => `DELETE FROM ${DT} WHERE ${D.id} = ${p()}`),
     deleteDeviceQueue: sql(() => `DELETE FROM ${QT} WHERE ${Q.deviceId} = ${p()}`),
@@ -82,13 +84,15 @@ export function pushStore(d: Dialect) {
         `SELECT ${as(`q.${Q.id}`, 'id')}, ${as(`q.${Q.deviceId}`, 'deviceId')}, ${as(`q.${Q.platform}`, 'platform')}, ${as(`q.${Q.attempts}`, 'attempts')}, ${as(`q.${Q.payload}`, 'payload')}, ` +
         `${as(`q.${Q.expiresAt}`, 'expiresAt')}, ${as(`dv.${D.token}`, 'token')}, ${as(`dv.${D.subscription}`, 'subscription')} ` +
         `FROM ${QT} q JOIN ${DT} dv ON dv.${D.id} = q.${Q.deviceId} ` +
-        `WHERE q.${Q.platform} = ${p()} AND q.${Q.nextAttemptAt} <= ${p()} AND (q.${Q.claimedUntil} IS NULL OR q.${Q.claimedUntil} <= ${p()}) ` +
-        `ORDER BY q.${Q.nextAttemptAt}, q.${Q.id} LIMIT ${p()}${skipLocked}`,
+        `WHERE q.${Q.platform} = ${p()} AND q.${Q.nextAttemptAt} <= ${p()} ORDER BY q.${Q.nextAttemptAt} LIMIT ${p()}${skipLocked}`,
     ),
-    claim: sql(() => `UPDATE ${QT} SET ${Q.claimedUntil} = ${p()}, ${Q.attempts} = ${Q.attempts} + 1 WHERE ${Q.id} IN (${list(CHUNK)})`),
+    // The lease is also the next attempt: a claimed row leaves the due range of the
+    // (platform, next_attempt_at) index, so a claim reads only the rows it takes, and a row whose
+    // worker died is due again when its lease ends.
+    claim: sql(() => `UPDATE ${QT} SET ${Q.claimedUntil} = ${p()}, ${Q.nextAttemptAt} = ${p()}, ${Q.attempts} = ${Q.attempts} + 1 WHERE ${Q.id} IN (${list(CHUNK)})`),
     deleteQueued: sql(() => `DELETE FROM ${QT} WHERE ${Q.id} IN (${list(CHUNK)})`),
     reschedule: sql(() => `UPDATE ${QT} SET ${Q.nextAttemptAt} = ${p()}, ${Q.claimedUntil} = NULL, ${Q.lastError} = ${p()} WHERE ${Q.id} = ${p()}`),
-    releaseAll: sql(() => `UPDATE ${QT} SET ${Q.claimedUntil} = NULL WHERE ${Q.claimedUntil} IS NOT NULL`),
+    releaseAll: sql(() => `UPDATE ${QT} SET ${Q.claimedUntil} = NULL, ${Q.nextAttemptAt} = ${p()} WHERE ${Q.claimedUntil} IS NOT NULL`),
     pending: sql(() => `SELECT COUNT(*) AS ${d.quote('n')} FROM ${QT}`),
   });
 
@@ -96,10 +100,15 @@ export function pushStore(d: Dialect) {
 
   return {
     /** Registers (platform, token) for `userId`; a token already known moves to `userId` (SPEC §11b). */
-    async register(tx: SqlRunner, v: { id: string; platform: Platform; token: string; subscription: string | null; userId: string; now: string }): Promise<Device> {
+    async register(tx: SqlRunner, v: { id: string; platform: Platform; token: string; subscription: string | null; userId: string; now: string; maxPerUser: number }): Promise<Device> {
       const found = await tx.get(S.findDevice, [v.platform, v.token]);
       if (!found) {
         await tx.run(S.insertDevice, [v.id, v.platform, v.token, v.subscription, v.userId, v.now, v.now]);
+        // Bounded per user, so one account cannot grow a fan-out (or the table) without limit.
+        for (const extra of await tx.all(S.beyondCap, [v.userId, v.maxPerUser])) {
+          await tx.run(S.deleteDevice, [extra.id]);
+          await tx.run(S.deleteDeviceQueue, [extra.id]);
+        }
         return { id: v.id, platform: v.platform, userId: v.userId, createdAt: v.now };
       }
       const id = String(found.id);
@@ -135,8 +144,8 @@ export function pushStore(d: Dialect) {
     },
     /** Leases up to `limit` due rows of `platform` until `leaseUntil`, counting the attempt. */
     async claim(tx: SqlRunner, platform: Platform, limit: number, now: number, leaseUntil: number): Promise<Claimed[]> {
-      const rows = await tx.all(S.claimable, [platform, now, now, limit]);
-      for (const c of chunks(rows, CHUNK)) await tx.run(S.claim, [leaseUntil, ...padded(c, CHUNK).map((r) => r.id)]);
+      const rows = await tx.all(S.claimable, [platform, now, limit]);
+      for (const c of chunks(rows, CHUNK)) await tx.run(S.claim, [leaseUntil, leaseUntil, ...padded(c, CHUNK).map((r) => r.id)]);
       return rows.map((r) => ({
         id: String(r.id),
         deviceId: String(r.deviceId),
@@ -154,8 +163,8 @@ export function pushStore(d: Dialect) {
       await tx.run(S.reschedule, [nextAttemptAt, error, id]);
     },
     /** SQLite has one server process: leases left by a killed one can be released at start. */
-    async releaseAll(tx: SqlRunner): Promise<void> {
-      await tx.run(S.releaseAll);
+    async releaseAll(tx: SqlRunner, now: number): Promise<void> {
+      await tx.run(S.releaseAll, [now]);
     },
     async pending(db: SqlRunner): Promise<number> {
       return num((await db.get(S.pending))?.n ?? 0);

@@ -1,11 +1,12 @@
 /**
  * Web Push (RFC 8030) with aes128gcm payload encryption (RFC 8291) and VAPID (RFC 8292), through the
- * `web-push` package; the request goes out with fetch (TLS verified; NODE_EXTRA_CA_CERTS honoured).
+ * `web-push` package; the request goes out over https.ts (TLS verified; NODE_EXTRA_CA_CERTS honoured).
  * The VAPID JWT is signed once per push-service origin and reused until an hour before it expires,
  * so a fan-out to thousands of subscriptions does not sign thousands of JWTs.
  */
 import webpush from 'web-push';
 import type { WebPushOptions } from '../define/push.js';
+import { header, httpsPost, keepAliveAgent, type HttpsAnswer } from './https.js';
 import { describe, isTransient, retryAfterMs, secondsLeft, SEND_TIMEOUT_MS, type Outcome, type PushPayload, type PushProvider } from './provider.js';
 
 /** RFC 8292 §2: `exp` at most 24 h ahead; we sign for 12 h and renew after 11. */
@@ -24,6 +25,8 @@ export function checkVapidKeys(o: WebPushOptions): void {
 }
 
 export function webPushProvider(o: WebPushOptions): PushProvider {
+  const concurrency = o.concurrency ?? 50;
+  const agent = keepAliveAgent(concurrency);
   const vapid = new Map<string, { authorization: string; until: number }>();
   const authorization = (endpoint: string): string => {
     const origin = new URL(endpoint).origin;
@@ -37,7 +40,7 @@ export function webPushProvider(o: WebPushOptions): PushProvider {
   };
   return {
     platform: 'web',
-    concurrency: o.concurrency ?? 50,
+    concurrency,
     async send(target: string, payload: PushPayload, expiresAtMs: number): Promise<Outcome> {
       // No vapidDetails here: the cached Authorization header below carries the VAPID JWT.
       let details: { endpoint: string; headers: Record<string, string | number>; body: Buffer | null };
@@ -51,20 +54,18 @@ export function webPushProvider(o: WebPushOptions): PushProvider {
       } catch (err) {
         return { kind: 'failed', reason: `bad subscription: ${describe(err)}` };
       }
-      let res: Response;
+      let res: HttpsAnswer;
       try {
-        const headers = Object.fromEntries(Object.entries(details.headers).map(([k, v]) => [k, String(v)]));
-        res = await fetch(details.endpoint, { method: 'POST', headers, body: details.body ? new Uint8Array(details.body) : null, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
-        await res.arrayBuffer().catch(() => undefined);
+        res = await httpsPost(agent, details.endpoint, details.headers, details.body, SEND_TIMEOUT_MS);
       } catch (err) {
         return { kind: 'retry', reason: describe(err) };
       }
       if (res.status >= 200 && res.status < 300) return { kind: 'sent' };
       // RFC 8030 §7.3 / §8.4: 404 and 410 mean the subscription is gone for good.
       if (res.status === 404 || res.status === 410) return { kind: 'dead', reason: `web push ${res.status}` };
-      if (isTransient(res.status)) return { kind: 'retry', reason: `web push ${res.status}`, retryAfterMs: retryAfterMs(res.headers.get('retry-after')) };
+      if (isTransient(res.status)) return { kind: 'retry', reason: `web push ${res.status}`, retryAfterMs: retryAfterMs(header(res.headers, 'retry-after')) };
       return { kind: 'failed', reason: `web push ${res.status}` };
     },
-    close: async () => {},
+    close: async () => agent.destroy(),
   };
 }

@@ -78,7 +78,7 @@ export class DeliveryWorker {
   }
 
   async start(): Promise<void> {
-    if (this.#o.releaseAtStart) await this.#o.write((tx) => this.#o.store.releaseAll(tx));
+    if (this.#o.releaseAtStart) await this.#o.write((tx) => this.#o.store.releaseAll(tx, Date.now()));
     const pollMs = this.#o.pollMs ?? Math.min(1000, Math.max(25, this.#o.retryBaseMs / 2));
     this.#poll = setInterval(() => this.wake(), pollMs).unref();
     this.wake();

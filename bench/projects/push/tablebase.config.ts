@@ -37,5 +37,5 @@ const pings = table('pings', {
 export default defineProject({
   name: 'push-bench',
   tables: [users, messages, pings],
-  push: { ...pushFromEnv(process.env), policies: { register: null, list: null, unregister: null } },
+  push: { ...pushFromEnv(process.env), maxDevicesPerUser: 20_000, policies: { register: null, list: null, unregister: null } },
 });

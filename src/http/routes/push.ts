@@ -37,6 +37,9 @@ export const Device = Type.Object(
   { additionalProperties: false },
 );
 
+const count = Type.Integer({ minimum: 0 });
+const Failure = Type.Object({ at: Type.String({ format: 'date-time' }), platform: Type.String(), deviceId: Type.String(), reason: Type.String() }, { additionalProperties: false });
+
 const limit = (op: 'register' | 'list' | 'unregister') => ({ table: PUSH_TABLE, op: `push:${op}` });
 
 export const pushRoutes = [
@@ -93,5 +96,18 @@ export const pushRoutes = [
     responses: { 200: Type.Object({ publicKey: Type.String() }, { additionalProperties: false }) },
     errors: ['NOT_FOUND'],
     handler: (_input, s) => ({ publicKey: s.push.vapidPublicKey() }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/dashboard/push',
+    family: 'dashboard',
+    summary: 'Push delivery counts and the last failures (admin)',
+    description: 'Counts since this node started; `pending` is the whole queue. The last 50 failures, newest first.',
+    operationId: 'dashboardPush',
+    access: 'admin',
+    responses: {
+      200: Type.Object({ sent: count, failed: count, retried: count, removedDevices: count, pending: count, failures: Type.Array(Failure) }, { additionalProperties: false }),
+    },
+    handler: async (_input, s) => ({ ...(await s.push.metrics()), failures: s.push.failures() }),
   }),
 ];
