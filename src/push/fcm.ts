@@ -37,7 +37,7 @@ export function fcmMessage(token: string, p: PushPayload, expiresAtMs: number) {
       notification: { title: p.title, body: p.body },
       data: stringData(p.data),
       android: { ttl: `${ttl}s`, ...(p.sound ? { notification: { sound: p.sound } } : {}) },
-      apns: { payload: { aps: { ...(p.badge !== undefined ? { badge: p.badge } : {}), ...(p.sound ? { sound: p.sound } : {}) } } },
+      ...(p.badge !== undefined || p.sound ? { apns: { payload: { aps: { ...(p.badge !== undefined ? { badge: p.badge } : {}), ...(p.sound ? { sound: p.sound } : {}) } } } } : {}),
     },
   };
 }

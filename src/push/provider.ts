@@ -2,19 +2,13 @@
  * The one small interface every push provider implements (web-push.ts, fcm.ts, apns.ts), and the
  * outcome vocabulary the delivery worker acts on (SPEC §11b).
  */
+import type { PushMessage } from '../define/types.js';
 
 export type Platform = 'web' | 'fcm' | 'apns';
 export const PLATFORMS: readonly Platform[] = ['web', 'fcm', 'apns'];
 
 /** What a queued delivery carries: the message as `ctx.push.send` gave it, minus the targets. */
-export interface PushPayload {
-  title: string;
-  body: string;
-  data?: Record<string, unknown>;
-  badge?: number;
-  sound?: string;
-  ttlSeconds?: number;
-}
+export type PushPayload = Pick<PushMessage, 'title' | 'body' | 'data' | 'badge' | 'sound' | 'ttlSeconds'>;
 
 /**
  * `sent`: done. `dead`: the provider says the token/subscription is gone; the device is removed.

@@ -130,6 +130,8 @@ export class DeliveryWorker {
     } finally {
       this.#claiming.delete(p.platform);
     }
+    // Counted in flight at once, so a pump running during the yields below cannot overfill the slots.
+    this.#inflight.set(p.platform, (this.#inflight.get(p.platform) ?? 0) + rows.length);
     for (let i = 0; i < rows.length; i++) {
       this.#deliver(p, rows[i]!);
       // Web Push encryption is synchronous CPU work: yield now and then so requests interleave.
@@ -138,8 +140,8 @@ export class DeliveryWorker {
     if (rows.length === free) void this.#pump(p);
   }
 
+  /** Sends one claimed row (already counted in flight) and records the outcome. */
   #deliver(p: PushProvider, row: Claimed): void {
-    this.#inflight.set(p.platform, (this.#inflight.get(p.platform) ?? 0) + 1);
     const send = async (): Promise<Outcome> => {
       if (row.expiresAt <= Date.now()) return { kind: 'failed', reason: 'expired before delivery' };
       let payload: PushPayload;
