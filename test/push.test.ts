@@ -4,19 +4,24 @@
  * which verify what the real services verify (helpers/push-standins.ts).
  */
 import { generateKeyPairSync, createPublicKey } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import webpush from 'web-push';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestCa, type TestCa } from './helpers/push-ca.js';
 import { PushStandIns } from './helpers/push-standins.js';
 import { pause, until } from './helpers/poll.js';
-import { bearer, startServer, type TestServer } from './helpers/server.js';
+import { bearer, ROOT, secret, startServer, type TestServer } from './helpers/server.js';
 
 let ca: TestCa;
 let standIns: PushStandIns;
 let env: Record<string, string>;
 let server: TestServer;
+let dataDir: string;
+let adminAuth: Record<string, string>;
 let n = 0;
 
 function pushEnv(dir: string, origin: string) {
@@ -72,12 +77,19 @@ beforeAll(async () => {
   const made = pushEnv(ca.dir, origin);
   Object.assign(placeholder, { keys: made.keys });
   standIns = placeholder;
-  env = made.env;
-  server = await startServer({ env });
+  env = { ...made.env, JWT_SECRET: secret(), PASSWORD_SECRET: secret() };
+  // An admin row for /dashboard/*, created before the server opens the database.
+  dataDir = mkdtempSync(join(tmpdir(), 'tb-push-'));
+  const args = ['bin/tablebase.mjs', 'admin', 'create', '--project', 'examples/conformance', '--data', dataDir, '--table', 'admins', '--email', 'root@example.com', '--password', 'admin password 1'];
+  await promisify(execFile)(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 });
+  server = await startServer({ env, dataDir });
+  const admin = await server.call('POST', '/auth/sign-in', { type: 'signIn', table: 'admins', email: 'root@example.com', password: 'admin password 1' });
+  adminAuth = bearer(admin.json.data.accessToken);
 }, 60_000);
 
 afterAll(async () => {
   await server?.dispose();
+  rmSync(dataDir, { recursive: true, force: true });
   await standIns?.close();
 });
 
@@ -241,6 +253,32 @@ describe('push delivery through the stand-ins', () => {
       15_000,
       50,
     );
+  });
+});
+
+describe('push metrics', () => {
+  it('/dashboard/metrics (JSON and Prometheus) and /dashboard/push count what the tests above delivered', async () => {
+    // Outcomes are written in batches a few milliseconds after the provider answers.
+    const m = await until(
+      () => server.call('GET', '/dashboard/metrics', undefined, adminAuth),
+      (r) => r.json?.data?.push?.pending === 0,
+      'an empty queue',
+      10_000,
+      50,
+    );
+    expect(m.status).toBe(200);
+    const push = m.json.data.push;
+    expect(push.sent).toBeGreaterThanOrEqual(8);
+    expect(push.retried).toBeGreaterThanOrEqual(1);
+    expect(push.failed).toBeGreaterThanOrEqual(3); // the three dead tokens
+    expect(push.removedDevices).toBeGreaterThanOrEqual(3);
+    expect(push.pending).toBe(0);
+    const text = await server.call('GET', '/dashboard/metrics', undefined, { ...adminAuth, accept: 'text/plain' });
+    expect(text.text).toMatch(new RegExp(`^tablebase_push_deliveries_total\\{outcome="sent"\\} ${push.sent}$`, 'm'));
+    expect(text.text).toMatch(/^tablebase_push_pending 0$/m);
+    const d = await server.call('GET', '/dashboard/push', undefined, adminAuth);
+    expect(d.json.data.failures.some((f: { reason: string }) => /UNREGISTERED|410/.test(f.reason))).toBe(true);
+    expect((await server.call('GET', '/dashboard/push', undefined, (await user()).auth)).status).toBe(403);
   });
 });
 
