@@ -12,6 +12,12 @@ export interface WebPushOptions {
   privateKey: string;
   /** `mailto:` or `https:` contact sent in the VAPID JWT. */
   subject: string;
+  /**
+   * Hosts a subscription endpoint may name (a host or a parent domain, e.g. `push.apple.com`).
+   * Unset: any https host, as browsers pick the push service. Set it in production so a client
+   * cannot make the server POST to an internal address.
+   */
+  endpointHosts?: string[];
   concurrency?: number;
 }
 
@@ -68,6 +74,10 @@ export function pushFromEnv(env: Record<string, string | undefined>): PushOption
   };
   if (env.PUSH_VAPID_PUBLIC_KEY || env.PUSH_VAPID_PRIVATE_KEY) {
     out.webPush = { publicKey: from('webPush.publicKey', 'PUSH_VAPID_PUBLIC_KEY'), privateKey: from('webPush.privateKey', 'PUSH_VAPID_PRIVATE_KEY'), subject: 'mailto:admin@example.com' };
+    const hosts = env.PUSH_WEB_ENDPOINT_HOSTS?.split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean);
+    if (hosts?.length) out.webPush.endpointHosts = hosts;
   }
   if (env.PUSH_FCM_SERVICE_ACCOUNT) {
     out.fcm = { serviceAccount: from('fcm.serviceAccount', 'PUSH_FCM_SERVICE_ACCOUNT') };

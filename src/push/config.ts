@@ -15,6 +15,8 @@ import { checkVapidKeys, webPushProvider } from './web-push.js';
 export interface PushSetup {
   providers: Map<Platform, PushProvider>;
   vapidPublicKey: string | undefined;
+  /** Hosts (or parent domains) Web Push endpoints may name; undefined: any. */
+  webEndpointHosts?: readonly string[];
   maxAttempts: number;
   retryBaseMs: number;
   maxDevicesPerUser: number;
@@ -115,5 +117,6 @@ export async function setupPush(o: PushOptions | undefined, projectDir: string):
   if (!Number.isFinite(retryBaseMs) || retryBaseMs < 0 || retryBaseMs > 3_600_000) fail('retryBaseMs', 'must be a number of milliseconds from 0 to 3600000');
   const maxDevicesPerUser = o?.maxDevicesPerUser ?? 100;
   if (!Number.isInteger(maxDevicesPerUser) || maxDevicesPerUser < 1 || maxDevicesPerUser > 100_000) fail('maxDevicesPerUser', 'must be an integer from 1 to 100000');
-  return { providers, vapidPublicKey: o?.webPush?.publicKey.trim(), maxAttempts, retryBaseMs, maxDevicesPerUser };
+  const hosts = o?.webPush?.endpointHosts?.map((h) => h.trim().toLowerCase().replace(/^\./, '')).filter(Boolean);
+  return { providers, vapidPublicKey: o?.webPush?.publicKey.trim(), webEndpointHosts: hosts?.length ? hosts : undefined, maxAttempts, retryBaseMs, maxDevicesPerUser };
 }

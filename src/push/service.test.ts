@@ -64,6 +64,7 @@ beforeEach(async () => {
     maxAttempts: 3,
     retryBaseMs: 20,
     maxDevicesPerUser: 3,
+    webEndpointHosts: ['push.example'],
   };
   push = createPushService({ setup, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId, log: silent, releaseAtStart: true });
 });
@@ -99,6 +100,23 @@ describe('devices', () => {
     await push.start();
     await until(async () => (await push.metrics()).pending === 0);
     expect(fcm.sent.map((s) => s.target).sort()).toEqual(['t1', 't3', 't4']);
+  });
+
+  it('with endpointHosts, a Web Push endpoint elsewhere is refused (no requests to internal addresses)', async () => {
+    const web = { platform: 'web' as const, concurrency: 1, send: async () => ({ kind: 'sent' as const }), close: async () => {} };
+    const setup: PushSetup = {
+      providers: new Map<Platform, PushProvider>([['web', web]]),
+      vapidPublicKey: 'k',
+      maxAttempts: 1,
+      retryBaseMs: 1,
+      maxDevicesPerUser: 5,
+      webEndpointHosts: ['push.example'],
+    };
+    const svc = createPushService({ setup, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId, log: silent, releaseAtStart: false });
+    const sub = (endpoint: string) => ({ platform: 'web' as const, subscription: { endpoint, keys: { p256dh: 'BAAA', auth: 'AAAA' } } });
+    expect(await svc.register(jwt('us_a'), sub('https://eu.push.example/x'))).toMatchObject({ platform: 'web' });
+    await expect(svc.register(jwt('us_a'), sub('https://169.254.169.254/latest'))).rejects.toMatchObject({ status: 400 });
+    await expect(svc.register(jwt('us_a'), sub('https://evilpush.example/x'))).rejects.toMatchObject({ status: 400 });
   });
 
   it('refuses an unconfigured platform, a missing token, and another user’s device', async () => {

@@ -107,6 +107,9 @@ export function createPushService(o: PushServiceOptions) {
           throw badRequest('/subscription/endpoint', 'subscription.endpoint must be a URL');
         }
         if (url.protocol !== 'https:') throw badRequest('/subscription/endpoint', 'subscription.endpoint must be an https:// URL');
+        const hosts = o.setup.webEndpointHosts;
+        if (hosts && !hosts.some((h) => url.hostname === h || url.hostname.endsWith(`.${h}`)))
+          throw badRequest('/subscription/endpoint', 'subscription.endpoint is not a push service this server sends to');
         if (!isString(s.keys?.p256dh, 256) || !/^[A-Za-z0-9_-]+=*$/.test(s.keys.p256dh)) throw badRequest('/subscription/keys/p256dh', 'subscription.keys.p256dh must be base64url');
         if (!isString(s.keys?.auth, 64) || !/^[A-Za-z0-9_-]+=*$/.test(s.keys.auth)) throw badRequest('/subscription/keys/auth', 'subscription.keys.auth must be base64url');
         token = url.href;
