@@ -5,7 +5,7 @@
  */
 import type { CollectionModel } from '../core/model.js';
 import { exampleRow } from './collection-schemas.js';
-import { anyOf, exampleCollection, jsonOk, nameEnum, partName, partRef, perTableBody, schemaRef, withHeaders, type DocContext, type JsonSchema, type RouteDoc } from './context.js';
+import { anyOf, exampleCollection, nameEnum, partName, partRef, schemaRef, type DocContext, type JsonSchema } from './context.js';
 import { valueSchema } from './values.js';
 
 const DEFAULT_MIN = 8;

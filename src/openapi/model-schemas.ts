@@ -23,7 +23,7 @@ const photoTypes = (ctx: DocContext): string[] => ctx.model.project.photos?.allo
 
 const rows = (cs: readonly CollectionModel[]): JsonSchema => anyOf(cs.map((c) => partRef(c, 'Row')));
 /** A row or null; `$ref` siblings are ignored in OpenAPI 3.0, so the refs sit inside `anyOf`. */
-const nullableRows = (cs: readonly CollectionModel[]): JsonSchema => ({ nullable: true, anyOf: cs.length ? cs.map((c) => partRef(c, 'Row')) : [{ type: 'object' }] });
+const nullableRows = (cs: readonly CollectionModel[]): JsonSchema => ({ type: 'object', nullable: true, anyOf: cs.length ? cs.map((c) => partRef(c, 'Row')) : [{ type: 'object' }] });
 const page = (cs: readonly CollectionModel[]): JsonSchema => ({
   type: 'object',
   required: ['items', 'total'],
@@ -114,7 +114,7 @@ export function modelSchemas(name: string, ctx: DocContext): ModelPart {
     case 'TableRows':
       return { schema: { type: 'array', items: rows(ctx.tables) }, example: [sampleRow(ctx)] };
     case 'CustomResult':
-      return { schema: { description: "the handler's answer", nullable: true }, example: sampleRow(ctx) };
+      return { schema: { description: "the handler's answer: any JSON value, null included" }, example: sampleRow(ctx) };
     case 'CustomName': {
       const names = [...new Set(ctx.customTables.flatMap((c) => Object.keys(c.rules?.custom ?? {})))];
       const byTable = ctx.customTables.map((c) => `\`${c.name}\`: ${Object.keys(c.rules?.custom ?? {}).join(', ')}`).join('; ');

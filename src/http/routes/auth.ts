@@ -25,7 +25,6 @@ const OptionalTable = Type.Optional(Type.String({ 'x-tablebase-model': 'RateLimi
 /** Addresses are normalized (trimmed, lowercased) and checked by the service: `/email` details. */
 const Email = Type.Unknown({ 'x-tablebase-model': 'Email' });
 const Session = modelSchema('AuthSession');
-const SESSION_EXAMPLE = { accessToken: 'eyJhbGciOiJIUzI1NiJ9...', refreshToken: 'rt_...', expiresIn: 3600 };
 
 export const authRoutes = [
   defineRoute({
@@ -145,7 +144,7 @@ export const authRoutes = [
     body: Type.Object({ refreshToken: Type.String(), table: OptionalTable }),
     responses: { 200: Session },
     errors: ['INVALID_TOKEN'],
-    examples: { body: { refreshToken: 'rt_...' }, data: { user: {}, ...SESSION_EXAMPLE } },
+    examples: { body: { refreshToken: 'rt_...' } },
     handler: ({ body }, s) => s.authFlows.refresh(body.refreshToken),
   }),
   defineRoute({
