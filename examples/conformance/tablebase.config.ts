@@ -2,7 +2,7 @@
  * The conformance project of SPEC §12. Acceptance tests outside the repository serve it exactly
  * as written there: keep it as specified.
  */
-import { authTable, column, defineProject, NotFoundError, table, UserError, view, type Jwt, type TablePolicies } from 'tablebase';
+import { authTable, column, defineProject, NotFoundError, pushFromEnv, table, UserError, view, type Jwt, type TablePolicies } from 'tablebase';
 
 const anyone = () => true;
 const tokenPresent = (jwt: Jwt | null) => jwt !== null;
@@ -158,6 +158,19 @@ const cronLog = table('cron_log', {
   rules: { canList: anyone, canCount: anyone },
 });
 
+const messages = table('messages', {
+  prefix: 'ms',
+  columns: { toUserId: column.text(), text: column.text(), createdAt: column.createdAt() },
+  rules: { canCreate: tokenPresent, canList: tokenPresent, canView: tokenPresent, canCount: tokenPresent },
+  hooks: {
+    // SPEC §11b: returns once the deliveries are durably queued; delivery runs in the background.
+    afterCreateSuccess: async (ctx, row) => {
+      await ctx.push.send({ userId: row.toUserId, title: 'New message', body: row.text, data: { messageId: row.id } });
+    },
+  },
+  policies: unlimited,
+});
+
 const taskBoard = view('task_board', {
   from: tasks,
   joins: [{ table: users, type: 'left', on: [tasks.col('ownerId'), users.col('id')] }],
@@ -173,7 +186,7 @@ const taskBoard = view('task_board', {
 
 export default defineProject({
   name: 'conformance',
-  tables: [users, admins, tasks, notes, secrets, events, audit, chain, limited, big, cronLog],
+  tables: [users, admins, tasks, notes, secrets, events, audit, chain, limited, big, cronLog, messages],
   views: [taskBoard],
   photos: {
     maxBytes: 262144,
@@ -192,6 +205,8 @@ export default defineProject({
       },
     },
   ],
+  // Each provider only when its PUSH_* variables are set (SPEC §12).
+  push: pushFromEnv(process.env),
   email: {
     links: {
       verify: 'http://localhost/verify?token={token}',

@@ -118,14 +118,14 @@ describe('magic-link and change-email tokens, and peek (SPEC §8, §8a)', () => 
     expect(magic.expiresAt - db.clock.t).toBe(15 * 60_000);
     expect(change.expiresAt - db.clock.t).toBe(HOUR);
     db.clock.advance(15 * 60_000);
-    expect(await code(confirm.consume('magic', magic.token))).toBe(INVALID);
+    expect(await outcome(confirm.consume('magic', magic.token))).toBe(INVALID);
     expect((await confirm.consume('changeEmail', change.token)).email).toBe('new@example.com');
   });
 
   it('kinds do not mix: a magic token does not confirm a reset', async () => {
     const magic = await confirm.issue('magic', user);
-    expect(await code(confirm.consume('reset', magic.token))).toBe(INVALID);
-    expect(await code(confirm.peek('reset', magic.token, db.driver))).toBe(INVALID);
+    expect(await outcome(confirm.consume('reset', magic.token))).toBe(INVALID);
+    expect(await outcome(confirm.peek('reset', magic.token, db.driver))).toBe(INVALID);
     expect((await confirm.consume('magic', magic.token)).userId).toBe('us_1');
   });
 
@@ -133,12 +133,12 @@ describe('magic-link and change-email tokens, and peek (SPEC §8, §8a)', () => 
     const reset = await confirm.issue('reset', user);
     expect((await confirm.peek('reset', reset.token, db.driver)).email).toBe(user.email);
     expect((await confirm.peek('reset', reset.token, db.driver)).userId).toBe('us_1');
-    expect(await code(confirm.peek('reset', 'x'.repeat(43), db.driver))).toBe(INVALID);
-    expect(await code(confirm.peek('reset', 'not a token', db.driver))).toBe(INVALID);
+    expect(await outcome(confirm.peek('reset', 'x'.repeat(43), db.driver))).toBe(INVALID);
+    expect(await outcome(confirm.peek('reset', 'not a token', db.driver))).toBe(INVALID);
     await confirm.consume('reset', reset.token);
-    expect(await code(confirm.peek('reset', reset.token, db.driver))).toBe(INVALID);
+    expect(await outcome(confirm.peek('reset', reset.token, db.driver))).toBe(INVALID);
     const later = await confirm.issue('reset', user);
     db.clock.advance(HOUR);
-    expect(await code(confirm.peek('reset', later.token, db.driver))).toBe(INVALID);
+    expect(await outcome(confirm.peek('reset', later.token, db.driver))).toBe(INVALID);
   });
 });

@@ -6,7 +6,7 @@
  * (type-only; .dependency-cruiser.cjs states this one exception to "core imports only define/").
  */
 import type { Logger } from 'pino';
-import type { EmailMessage, Jwt, PushMessage } from '../define/types.js';
+import type { EmailMessage, Jwt, PushMessage, PushQueued } from '../define/types.js';
 import type { Driver } from '../storage/driver.js';
 import type { WriteQueue } from '../storage/writer.js';
 import type { ProjectModel } from './model.js';
@@ -29,7 +29,7 @@ export interface TokenVerifier {
 }
 
 export interface PushSender {
-  send(message: PushMessage): Promise<void>;
+  send(message: PushMessage): Promise<PushQueued>;
 }
 
 export interface Runtime {

@@ -6,6 +6,7 @@
 import type { Metrics } from '../core/metrics.js';
 import type { Runtime } from '../core/runtime.js';
 import type { CronStatus } from '../cron/scheduler.js';
+import type { PushMetrics } from '../push/index.js';
 import { countRows } from '../storage/rows.js';
 import { MATCH_ALL } from '../storage/plan.js';
 
@@ -15,6 +16,7 @@ export interface MetricsSources {
   readonly metrics: Metrics;
   readonly live: { stats(): { open: number } };
   readonly cron: CronStatus | undefined;
+  readonly push: { metrics(): Promise<PushMetrics> };
 }
 
 export async function collectMetrics(app: MetricsSources) {
@@ -36,6 +38,7 @@ export async function collectMetrics(app: MetricsSources) {
     dbSizeBytes: await rt.driver.sizeBytes(),
     cron: app.cron?.status() ?? [],
     memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
+    push: await app.push.metrics(),
   };
 }
 
@@ -78,5 +81,12 @@ export function prometheusText(data: Awaited<ReturnType<typeof collectMetrics>>)
   metric('db_size_bytes', 'Database size', 'gauge', [['', data.dbSizeBytes]]);
   metric('memory_rss_bytes', 'Resident set size', 'gauge', [['', data.memory.rssBytes]]);
   metric('memory_heap_used_bytes', 'Heap in use', 'gauge', [['', data.memory.heapUsedBytes]]);
+  metric('push_deliveries_total', 'Push deliveries by outcome since start', 'counter', [
+    ['{outcome="sent"}', data.push.sent],
+    ['{outcome="failed"}', data.push.failed],
+    ['{outcome="retried"}', data.push.retried],
+  ]);
+  metric('push_pending', 'Push deliveries waiting in the queue', 'gauge', [['', data.push.pending]]);
+  metric('push_devices_removed_total', 'Devices removed because a provider reported them dead', 'counter', [['', data.push.removedDevices]]);
   return `${lines.join('\n')}\n`;
 }

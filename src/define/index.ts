@@ -20,5 +20,7 @@ export type {
   GitHubProviderOptions,
   SignInOptions,
 } from './signin.js';
+export { pushFromEnv } from './push.js';
+export type { PushOptions, WebPushOptions, FcmOptions, ApnsOptions } from './push.js';
 export { UserError, NotFoundError } from './errors.js';
 export type * from './types.js';

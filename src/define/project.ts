@@ -4,6 +4,7 @@
 import type { Table } from './table.js';
 import type { View } from './view.js';
 import type { Jwt, PolicySetting, RateLimitPolicy, ServerContext, Verdict } from './types.js';
+import type { PushOptions } from './push.js';
 
 export interface PhotoRow {
   id: string;
@@ -88,7 +89,8 @@ export interface ProjectDefinition {
   email?: EmailOptions;
   auth?: AuthSettings;
   server?: ServerOptions;
-  push?: Record<string, unknown>;
+  /** Push providers (SPEC §11b); `pushFromEnv(process.env)` reads the `PUSH_*` variables. */
+  push?: PushOptions;
 }
 
 export interface Project extends ProjectDefinition {

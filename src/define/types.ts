@@ -109,12 +109,21 @@ export interface EmailMessage {
   variables?: Record<string, unknown>;
 }
 
-export interface PushMessage {
-  /** Device or subscription tokens, or a user id whose registered devices receive it. */
-  to: string | string[];
-  title?: string;
-  body?: string;
+/** What `ctx.push.send` takes (SPEC §11b): the target users' registered devices receive it. */
+export type PushMessage = ({ userId: string; userIds?: never } | { userIds: string[]; userId?: never }) & {
+  title: string;
+  body: string;
+  /** String values reach FCM as they are; others are JSON-encoded there. */
   data?: Record<string, unknown>;
+  badge?: number;
+  sound?: string;
+  /** How long a provider may hold the message for an offline device (default 4 weeks). */
+  ttlSeconds?: number;
+};
+
+/** What `ctx.push.send` answers: how many device deliveries were queued. */
+export interface PushQueued {
+  queued: number;
 }
 
 type AnyRow = Record<string, unknown> & { id: string };
@@ -138,7 +147,7 @@ export interface HookContext {
     sendVerification(user: { id: string; email: string }, table?: string): Promise<void>;
     sendPasswordReset(user: { id: string; email: string }, table?: string): Promise<void>;
   };
-  readonly push: { send(message: PushMessage): Promise<void> };
+  readonly push: { send(message: PushMessage): Promise<PushQueued> };
   readonly log: Logger;
 }
 

@@ -9,6 +9,7 @@ import { dashboardRoutes } from './routes/dashboard.js';
 import { dataRoutes } from './routes/data.js';
 import { emailRoutes } from './routes/email.js';
 import { signInRoutes } from './routes/signin.js';
+import { pushRoutes } from './routes/push.js';
 import { photoRoutes } from './routes/photos.js';
 import { streamRoutes } from './routes/stream.js';
 import { systemRoutes } from './routes/system.js';
@@ -25,6 +26,7 @@ export function routeTable(extra: readonly Route[] = []): Route[] {
     ...signInRoutes, //    /auth/otp/*, magic-link, change-email, oauth  routes/signin.ts
     ...dashboardRoutes, // /dashboard/*                             routes/dashboard.ts
     ...emailRoutes, //     /email                                   routes/email.ts
+    ...pushRoutes, //      /push/devices, /push/vapid-public-key    routes/push.ts
     ...extra,
     ...systemRoutes, //    /swagger.json, /swagger.yaml, /health    routes/system.ts
   ];

@@ -12,6 +12,7 @@ import type { CronStatus } from '../cron/scheduler.js';
 import type { EmailService } from '../email/index.js';
 import type { LiveEngine } from '../live/index.js';
 import type { PhotoService } from '../photos/index.js';
+import type { PushService } from '../push/index.js';
 
 /** The settings handlers and the lifecycle read. */
 export interface RouteSettings {
@@ -31,6 +32,8 @@ export interface Services {
   readonly live: LiveEngine;
   readonly metrics: Metrics;
   readonly cron: CronStatus | undefined;
+  /** Devices, sending and delivery counts (SPEC §11b). */
+  readonly push: PushService;
   /** The OpenAPI document of this server, rendered once (SPEC §11). */
   readonly openapi: { readonly json: string; readonly yaml: string };
   /** OAuth / OpenID Connect sign-in (SPEC §8a). */

@@ -25,6 +25,10 @@ export const TABLELESS_AUTH_OPS: readonly TablelessAuthOp[] = Object.freeze(['re
 export const AUTH_NO_TABLE = 'auth:';
 export const PHOTO_OPS: readonly PhotoPolicyOp[] = Object.freeze(['upload', 'view', 'delete']);
 
+/** The device routes of SPEC §11b are limited under `_push_devices` with these operations. */
+export const PUSH_TABLE = '_push_devices';
+export const PUSH_OPS = Object.freeze(['register', 'list', 'unregister'] as const);
+
 /** The table name photo routes are limited under; `delete` there is DELETE /img/{id}. */
 export const PHOTOS_TABLE = '_photos';
 
@@ -145,5 +149,8 @@ export function createPolicyResolver(model: ProjectModel, defaults?: RateLimitPo
   const photoPolicies = project.photos?.policies ?? {};
   checkKeys(photoPolicies, PHOTO_OPS, 'photos.policies');
   for (const op of PHOTO_OPS) b.set(PHOTOS_TABLE, op, photoPolicies[op], `photos policy "${op}"`);
+  const pushPolicies = project.push?.policies ?? {};
+  checkKeys(pushPolicies, PUSH_OPS, 'push.policies');
+  for (const op of PUSH_OPS) b.set(PUSH_TABLE, `push:${op}`, pushPolicies[op], `push policy "${op}"`);
   return b.build();
 }

@@ -35,6 +35,7 @@ import { photoRepo } from './photo-repo.js';
 import type { Runtime } from '../core/runtime.js';
 import { prepareSchema } from './schema.js';
 import { startScheduler, type Scheduler } from '../cron/scheduler.js';
+import { createPushFor, pushInternalTables, setupPushFor, type PushService } from '../push/index.js';
 
 export interface App {
   readonly rt: Runtime;
@@ -45,6 +46,7 @@ export interface App {
   readonly live: LiveEngine;
   readonly auth: AuthServices;
   readonly cron: Scheduler | undefined;
+  readonly push: PushService;
   /** Starts listening; resolves with the bound port. */
   listen(): Promise<number>;
   /** Graceful shutdown. */
@@ -59,13 +61,14 @@ export interface CreateOptions {
 
 /** The server's own `_` tables (sessions, confirmation tokens, photos), declared with the definition API. */
 export function internalTables(project: Project): Table<any>[] {
-  return [...authInternalTables, photosTableFor(project.photos)];
+  return [...authInternalTables, photosTableFor(project.photos), ...pushInternalTables];
 }
 
 export async function createApp(project: Project, config: AppConfig, options: CreateOptions = {}): Promise<App> {
   const log = options.log ?? createLogger();
   mkdirSync(config.dataDir, { recursive: true });
   const model = compileProject(project, internalTables(project));
+  const pushSetup = await setupPushFor(project, config); // key errors stop the start here, before the database opens
   const limiter = createRateLimiter({ resolver: createPolicyResolver(model, project.server?.defaultPolicy), store: new MemoryRateLimitStore() });
   const driver = openSqlite(join(config.dataDir, 'db.sqlite'), { synchronous: config.synchronous });
   try {
@@ -104,6 +107,8 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     email: emailSender(email, auth),
     push: undefined,
   };
+  const push = createPushFor(rt, pushSetup);
+  rt.push = push;
   const READ = { one: 'get', list: 'list', count: 'count' } as const;
   const live = createLiveEngine({ run: (q) => readData(rt, READ[q.kind], q.plan), log, maxOpen: config.maxStreams, maxPerIp: config.maxStreamsPerIp });
   writer.onCommit(live.onCommit);
@@ -129,6 +134,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     live,
     metrics,
     oauth,
+    push,
     get cron() {
       return cron;
     },
@@ -158,6 +164,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     services,
     live,
     auth,
+    push,
     get cron() {
       return cron;
     },
@@ -167,6 +174,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
         server.once('error', reject);
         server.listen(config.port, config.host, () => {
           if (project.cron?.length) cron = startScheduler(rt, project.cron);
+          void push.start().catch((err) => log.error({ err }, 'push worker failed to start'));
           const addr = server!.address();
           resolvePort(typeof addr === 'object' && addr ? addr.port : config.port);
         });
@@ -183,6 +191,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
         await closed;
         clearTimeout(force);
       }
+      await push.stop();
       await writer.whenIdle();
       await email.close();
       await driver.close();

@@ -31,6 +31,7 @@ export const Metrics = Type.Object({
     }),
   ),
   memory: Type.Object({ rssBytes: int, heapUsedBytes: int }),
+  push: Type.Object({ sent: int, failed: int, retried: int, removedDevices: int, pending: int }, { description: 'push deliveries since start (SPEC §11b); pending from the queue' }),
 });
 
 export const dashboardRoutes = [
