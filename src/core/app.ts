@@ -29,6 +29,7 @@ import { photoRepo } from './photo-repo.js';
 import type { Runtime } from './runtime.js';
 import { prepareSchema } from './schema.js';
 import { startScheduler, type Scheduler } from '../cron/scheduler.js';
+import { createDashboard, trackLive, type Dashboard } from '../dashboard/index.js';
 
 export interface App {
   readonly rt: Runtime;
@@ -40,6 +41,7 @@ export interface App {
   readonly auth: AuthServices;
   readonly email: EmailService;
   readonly cron: Scheduler | undefined;
+  readonly dashboard: Dashboard;
   readonly clientIp: (socketAddress: string, forwardedFor: string | undefined) => string;
   /** Starts listening; resolves with the bound port. */
   listen(): Promise<number>;
@@ -101,7 +103,8 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     push: undefined,
   };
   const READ = { one: 'get', list: 'list', count: 'count' } as const;
-  const live = createLiveEngine({ run: (q) => readData(rt, READ[q.kind], q.plan), log, maxOpen: config.maxStreams, maxPerIp: config.maxStreamsPerIp });
+  const census = trackLive(createLiveEngine({ run: (q) => readData(rt, READ[q.kind], q.plan), log, maxOpen: config.maxStreams, maxPerIp: config.maxStreamsPerIp }));
+  const live = census.engine;
   writer.onCommit(live.onCommit);
   const photos = createPhotoService({
     options: project.photos,
@@ -115,6 +118,8 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   const metrics = new Metrics();
   // Validated now (a bad schedule fails the start); timers begin once the server listens.
   let cron: Scheduler | undefined;
+  const dashboard = createDashboard({ rt, auth, photos, photoRepo: photoRepo(rt), cron: () => cron, census });
+  void dashboard.assets().catch((err) => log.error({ err }, 'dashboard bundle failed'));
   const purge = setInterval(() => void auth.sessions.purgeExpired().catch((err) => log.warn({ err }, 'session purge failed')), 3_600_000).unref();
   // Revocations written by another process (`tablebase admin create`, another node) reach this
   // one's in-memory list within seconds.
@@ -130,6 +135,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     photos,
     auth,
     email,
+    dashboard,
     get cron() {
       return cron;
     },

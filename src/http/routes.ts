@@ -12,6 +12,7 @@ import { confirm, logout, refresh, resetPassword, signIn, signUp, verifyEmail } 
 import { metricsRoute } from '../dashboard/metrics.js';
 import { emailRoute } from '../email/route.js';
 import { swaggerJson, swaggerYaml } from '../openapi/routes.js';
+import { dashboardRoutes } from './dashboard-table.js';
 
 export type RouteHandler = (ctx: RequestContext) => Promise<void> | void;
 
@@ -55,6 +56,7 @@ export function routeTable(extra: readonly Route[] = []): Route[] {
     r('POST', '/auth/refresh', 'auth', 'Rotate a refresh token for a new token pair', refresh),
     r('POST', '/auth/logout', 'auth', 'End the session of the bearer token', logout),
     r('GET', '/dashboard/metrics', 'dashboard', 'Server metrics (admin); Prometheus text with Accept: text/plain', metricsRoute),
+    ...dashboardRoutes(r),
     r('POST', '/email', 'email', 'Send an email (admin, or the project email.canSend rule)', emailRoute),
     ...extra,
     r('GET', '/swagger.json', 'system', 'This OpenAPI document as JSON', swaggerJson),

@@ -43,7 +43,17 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse): Prom
     sendError(res, e);
     drainRest(req);
   } finally {
-    app.metrics.record(route, res.statusCode, performance.now() - start);
+    const ms = performance.now() - start;
+    app.metrics.record(route, res.statusCode, ms);
+    app.dashboard.observe({
+      at: Date.now(),
+      method: req.method ?? 'GET',
+      route,
+      status: res.statusCode,
+      latencyMs: Math.round(ms * 100) / 100,
+      requestId,
+      ip: app.clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined),
+    });
   }
 }
 

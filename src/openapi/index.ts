@@ -19,6 +19,7 @@ import { docContext, headerRef, nameEnum, openApiPath, routeKey, type JsonSchema
 import { photoSchemas } from './photo-paths.js';
 import { genericOperation, routeDoc, type RouteInfo } from './registry.js';
 import { systemSchemas } from './system-paths.js';
+import { dashboardSchemas } from './dashboard-paths.js';
 
 export { specRoutes, mergeRoutes, undocumentedRoutes, GENERIC_MARK, ROUTE_DOCS, type RouteInfo } from './registry.js';
 export { operatorsFor, conditionFamily, OPERATORS } from './columns.js';
@@ -58,7 +59,7 @@ export function buildOpenApi(model: ProjectModel, routes: readonly RouteInfo[], 
     ...conditionComponents(),
   };
   for (const c of ctx.collections) Object.assign(schemas, collectionSchemas(c), bodySchemas(c));
-  Object.assign(schemas, authSchemas(ctx), photoSchemas(), systemSchemas());
+  Object.assign(schemas, authSchemas(ctx), photoSchemas(), systemSchemas(), dashboardSchemas());
 
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const seen = new Set<string>();

@@ -9,6 +9,7 @@ import { openApiPath, routeKey, schemaRef, type OperationObject, type RouteDoc }
 import { dataRoutes } from './data-paths.js';
 import { photoRoutes } from './photo-paths.js';
 import { systemRoutes } from './system-paths.js';
+import { dashboardRouteDocs } from './dashboard-paths.js';
 
 export const GENERIC_MARK = 'x-tablebase-generic';
 
@@ -20,7 +21,7 @@ export interface RouteInfo {
   readonly summary?: string;
 }
 
-export const ROUTE_DOCS: readonly RouteDoc[] = Object.freeze([...dataRoutes, ...authRoutes, ...photoRoutes, ...systemRoutes]);
+export const ROUTE_DOCS: readonly RouteDoc[] = Object.freeze([...dataRoutes, ...authRoutes, ...photoRoutes, ...systemRoutes, ...dashboardRouteDocs]);
 
 const BY_KEY: ReadonlyMap<string, RouteDoc> = new Map(ROUTE_DOCS.map((d) => [routeKey(d.method, d.path), d]));
 

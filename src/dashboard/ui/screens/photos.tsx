@@ -1,0 +1,82 @@
+/** Photos (SPEC §11a): a grid of thumbnails with size, type, owner and date; `Delete`. */
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiFailure, imageUrl } from '../api';
+import { ErrorBox, formatBytes, formatTime, useLoad } from '../components';
+
+interface Photo {
+  id: string;
+  mimeType: string;
+  size: number;
+  ownerId: string | null;
+  width: number;
+  height: number;
+  createdAt: string;
+}
+
+/** Thumbnails come through fetch with the admin token, shown from blob: URLs (the CSP allows those). */
+function Thumb(props: { photo: Photo }) {
+  const [src, setSrc] = useState<string | null>(null);
+  useEffect(() => {
+    let url: string | null = null;
+    imageUrl(`/img/${encodeURIComponent(props.photo.id)}?thumb=240x240`).then(
+      (u) => setSrc((url = u)),
+      () => setSrc(null),
+    );
+    return () => {
+      if (url) URL.revokeObjectURL(url);
+    };
+  }, [props.photo.id]);
+  return src ? <img src={src} alt={`Photo ${props.photo.id}`} width={160} height={160} /> : <div class="thumb-missing" role="img" aria-label={`Photo ${props.photo.id} (not viewable)`} />;
+}
+
+export function Photos() {
+  const [offset, setOffset] = useState(0);
+  const photos = useLoad(() => api<{ items: Photo[]; total: number }>('GET', '/dashboard/photos', { limit: 48, offset }), [offset]);
+  const [error, setError] = useState<string | null>(null);
+  const remove = async (p: Photo) => {
+    if (!window.confirm(`Delete photo ${p.id}?`)) return;
+    try {
+      await api('DELETE', `/dashboard/photos/${encodeURIComponent(p.id)}`);
+      photos.reload();
+    } catch (err) {
+      setError(err instanceof ApiFailure ? err.message : String(err));
+    }
+  };
+  const items = photos.data?.items ?? [];
+  return (
+    <section aria-labelledby="photos-title">
+      <h1 id="photos-title">Photos</h1>
+      <ErrorBox message={photos.error ?? error} />
+      {photos.data && items.length === 0 ? <p class="muted">No photos yet.</p> : null}
+      <ul class="photo-grid">
+        {items.map((p) => (
+          <li key={p.id}>
+            <figure>
+              <Thumb photo={p} />
+              <figcaption>
+                <span class="mono">{p.id}</span>
+                <span>
+                  {formatBytes(p.size)} · {p.mimeType} · {p.width}×{p.height}
+                </span>
+                <span>owner {p.ownerId ?? '—'}</span>
+                <span>{formatTime(p.createdAt)}</span>
+              </figcaption>
+            </figure>
+            <button type="button" class="danger" onClick={() => remove(p)}>
+              Delete
+            </button>
+          </li>
+        ))}
+      </ul>
+      <div class="pager">
+        <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - 48))}>
+          Previous page
+        </button>
+        <span>{photos.data ? `${photos.data.total} photos` : ''}</span>
+        <button type="button" disabled={!photos.data || offset + 48 >= photos.data.total} onClick={() => setOffset(offset + 48)}>
+          Next page
+        </button>
+      </div>
+    </section>
+  );
+}
