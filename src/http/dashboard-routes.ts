@@ -12,11 +12,18 @@ import { sendData, sendNoContent } from './respond.js';
 
 type Admin = Awaited<ReturnType<typeof requireAdmin>>;
 
+/** Most dashboard calls carry no body (`?body=` for GETs); a missing one means `{}`. */
+function hasBody(ctx: RequestContext): boolean {
+  if (new URLSearchParams(ctx.search).has('body')) return true;
+  const h = ctx.req.headers;
+  return h['transfer-encoding'] !== undefined || Number(h['content-length'] ?? 0) > 0;
+}
+
 /** Admin check first (before the body is read), then the body, then the work. */
 function admin(work: (ctx: RequestContext, body: Record<string, unknown>, jwt: Admin) => Promise<unknown>, answer: 'data' | 'none' = 'data') {
   return async function handleDashboard(ctx: RequestContext): Promise<void> {
     const jwt = await requireAdmin(ctx);
-    const body = await jsonBody(ctx.req, ctx.search, ctx.app.config.maxBodyBytes);
+    const body = hasBody(ctx) ? await jsonBody(ctx.req, ctx.search, ctx.app.config.maxBodyBytes) : {};
     const data = await work(ctx, body, jwt);
     if (answer === 'none') sendNoContent(ctx.res);
     else sendData(ctx.res, data);
