@@ -5,18 +5,19 @@
  */
 import type { RequestContext } from './context.js';
 import { dataRoute } from './data-routes.js';
-import { health } from './system-routes.js';
+import type { DeclaredRoute } from './declare.js';
+import { runRoute } from './lifecycle.js';
+import { dashboardRoutes } from './routes/dashboard.js';
+import { emailRoutes } from './routes/email.js';
+import { healthRoute } from './routes/system.js';
 import { streamRoute } from './stream-routes.js';
 import { deletePhoto, servePhoto, uploadPhoto } from './photo-routes.js';
 import { confirm, logout, refresh, resetPassword, signIn, signUp, verifyEmail } from '../auth/routes.js';
-import { metricsRoute } from '../dashboard/metrics.js';
-import { emailRoute } from '../email/route.js';
 import { swaggerJson, swaggerYaml } from '../openapi/routes.js';
-import { dashboardRoutes } from './dashboard-table.js';
 
 export type RouteHandler = (ctx: RequestContext) => Promise<void> | void;
 
-export type RouteGroup = 'data' | 'stream' | 'auth' | 'photos' | 'system' | 'dashboard' | 'email';
+export type RouteGroup = DeclaredRoute['family'];
 
 export interface Route {
   readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -24,13 +25,19 @@ export interface Route {
   readonly group: RouteGroup;
   readonly summary: string;
   readonly handler: RouteHandler;
+  /** The declaration the route was made from (http/declare.ts); documented and validated from it. */
+  readonly declared?: DeclaredRoute;
 }
 
 const r = (method: Route['method'], path: string, group: RouteGroup, summary: string, handler: RouteHandler): Route => Object.freeze({ method, path, group, summary, handler });
 
+/** A declared route in the table: the lifecycle of http/lifecycle.ts runs it. */
+const d = (route: DeclaredRoute): Route =>
+  Object.freeze({ method: route.method, path: route.path, group: route.family, summary: route.summary, declared: route, handler: (ctx: RequestContext) => runRoute(route, ctx, ctx.app) });
+
 /** Every route, in one list. Pure: the CLI reads it without opening a database. */
 export function routeTable(extra: readonly Route[] = []): Route[] {
-  return [
+  const entries: (Route | DeclaredRoute)[] = [
     r('GET', '/db', 'data', 'Get the first row matching `where`', dataRoute('get')),
     r('GET', '/db/list', 'data', 'List rows with `items` and `total`', dataRoute('list')),
     r('GET', '/db/count', 'data', 'Count matching rows', dataRoute('count')),
@@ -55,12 +62,12 @@ export function routeTable(extra: readonly Route[] = []): Route[] {
     r('POST', '/auth/reset-password', 'auth', 'Send a password-reset email', resetPassword),
     r('POST', '/auth/refresh', 'auth', 'Rotate a refresh token for a new token pair', refresh),
     r('POST', '/auth/logout', 'auth', 'End the session of the bearer token', logout),
-    r('GET', '/dashboard/metrics', 'dashboard', 'Server metrics (admin); Prometheus text with Accept: text/plain', metricsRoute),
-    ...dashboardRoutes(r),
-    r('POST', '/email', 'email', 'Send an email (admin, or the project email.canSend rule)', emailRoute),
+    ...dashboardRoutes,
+    ...emailRoutes,
     ...extra,
     r('GET', '/swagger.json', 'system', 'This OpenAPI document as JSON', swaggerJson),
     r('GET', '/swagger.yaml', 'system', 'This OpenAPI document as YAML', swaggerYaml),
-    r('GET', '/health', 'system', 'Health check', health),
+    healthRoute,
   ];
+  return entries.map((e) => ('declaration' in e ? d(e) : e));
 }

@@ -4,12 +4,12 @@
  * served document always lists it) marked `x-tablebase-generic`; `undocumentedRoutes` reports
  * those, and the tests fail on them, so a new route cannot ship without its description.
  */
+import type { DeclaredRoute } from '../http/declare.js';
 import { authRoutes } from './auth-paths.js';
 import { openApiPath, routeKey, schemaRef, type OperationObject, type RouteDoc } from './context.js';
 import { dataRoutes } from './data-paths.js';
 import { photoRoutes } from './photo-paths.js';
 import { systemRoutes } from './system-paths.js';
-import { dashboardRouteDocs } from './dashboard-paths.js';
 
 export const GENERIC_MARK = 'x-tablebase-generic';
 
@@ -19,9 +19,11 @@ export interface RouteInfo {
   readonly path: string;
   readonly group?: string;
   readonly summary?: string;
+  /** Set for declared routes: the document comes from the declaration. */
+  readonly declared?: DeclaredRoute;
 }
 
-export const ROUTE_DOCS: readonly RouteDoc[] = Object.freeze([...dataRoutes, ...authRoutes, ...photoRoutes, ...systemRoutes, ...dashboardRouteDocs]);
+export const ROUTE_DOCS: readonly RouteDoc[] = Object.freeze([...dataRoutes, ...authRoutes, ...photoRoutes, ...systemRoutes]);
 
 const BY_KEY: ReadonlyMap<string, RouteDoc> = new Map(ROUTE_DOCS.map((d) => [routeKey(d.method, d.path), d]));
 

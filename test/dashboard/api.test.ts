@@ -115,13 +115,13 @@ describe('cron', () => {
 describe('logs, live, history', () => {
   it('finds a request by its X-Request-Id, without bodies or tokens', async () => {
     await f.server.call('GET', `/db/list?body=${encodeURIComponent(JSON.stringify({ table: 'tasks', where: { title: { eq: 'secret-value' } } }))}`, undefined, { 'x-request-id': 'find-me-123' });
-    const logs = await f.server.get('/dashboard/logs', { requestId: 'find-me-123' }, admin());
+    const logs = await f.server.call('GET', '/dashboard/logs?requestId=find-me-123', undefined, admin());
     expect(logs.json.data).toHaveLength(1);
     expect(logs.json.data[0]).toMatchObject({ method: 'GET', route: 'GET /db/list', status: 200, requestId: 'find-me-123', ip: '127.0.0.1' });
-    const all = JSON.stringify((await f.server.get('/dashboard/logs', { limit: 2000 }, admin())).json.data);
+    const all = JSON.stringify((await f.server.call('GET', '/dashboard/logs?limit=2000', undefined, admin())).json.data);
     expect(all).not.toContain('secret-value');
     expect(all).not.toContain(f.adminToken.slice(-20));
-    const errors = await f.server.get('/dashboard/logs', { statusClass: '4xx' }, admin());
+    const errors = await f.server.call('GET', '/dashboard/logs?statusClass=4xx', undefined, admin());
     expect(errors.json.data.every((e: { status: number }) => e.status >= 400 && e.status < 500)).toBe(true);
   });
 

@@ -19,7 +19,13 @@ export function Logs() {
   const [requestId, setRequestId] = useState('');
   const [auto, setAuto] = useState(true);
   const entries = useLoad(
-    () => api<Entry[]>('GET', '/dashboard/logs', { limit: 200, ...(statusClass ? { statusClass } : {}), ...(route ? { route } : {}), ...(requestId.trim() ? { requestId: requestId.trim() } : {}) }),
+    () => {
+      const q = new URLSearchParams({ limit: '200' });
+      if (statusClass) q.set('statusClass', statusClass);
+      if (route) q.set('route', route);
+      if (requestId.trim()) q.set('requestId', requestId.trim());
+      return api<Entry[]>('GET', `/dashboard/logs?${q}`);
+    },
     [statusClass, route, requestId],
     auto ? 5000 : undefined,
   );

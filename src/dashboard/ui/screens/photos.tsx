@@ -31,7 +31,7 @@ function Thumb(props: { photo: Photo }) {
 
 export function Photos() {
   const [offset, setOffset] = useState(0);
-  const photos = useLoad(() => api<{ items: Photo[]; total: number }>('GET', '/dashboard/photos', { limit: 48, offset }), [offset]);
+  const photos = useLoad(() => api<{ items: Photo[]; total: number }>('GET', `/dashboard/photos?limit=48&offset=${offset}`), [offset]);
   const [error, setError] = useState<string | null>(null);
   const remove = async (p: Photo) => {
     if (!window.confirm(`Delete photo ${p.id}?`)) return;
