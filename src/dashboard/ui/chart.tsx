@@ -5,7 +5,7 @@ import uPlot from 'uplot';
 
 export interface Series {
   readonly label: string;
-  readonly values: readonly number[];
+  readonly values: readonly (number | null)[];
   readonly color: string;
 }
 
@@ -22,7 +22,7 @@ export function Chart(props: { title: string; times: readonly number[]; series: 
       legend: { show: true },
       scales: { x: { time: true } },
       axes: [{}, { label: props.unit, size: 56 }],
-      series: [{}, ...props.series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: false } }))],
+      series: [{}, ...props.series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: false, points: { show: true, size: 4 } }))],
     };
     plot.current = new uPlot(opts, data, el);
     const ro = new ResizeObserver(() => plot.current?.setSize({ width: width(), height: 200 }));

@@ -91,13 +91,13 @@ function ReferencePicker(props: { column: Column; value: string; id: string; dis
   );
 }
 
-export function Field(props: { column: Column; raw: Raw; readOnly: boolean; error?: string; onChange: (raw: Raw) => void }) {
+export function Field(props: { column: Column; raw: Raw; readOnly: boolean; error?: string; autoFocus?: boolean; onChange: (raw: Raw) => void }) {
   const c = props.column;
   const id = `field-${c.name}`;
   const errId = props.error ? `${id}-error` : undefined;
   const hintId = `${id}-hint`;
   const describedBy = [errId, hintId].filter(Boolean).join(' ');
-  const common = { id, 'aria-invalid': props.error ? true : undefined, 'aria-describedby': describedBy };
+  const common = { id, 'aria-invalid': props.error ? true : undefined, 'aria-describedby': describedBy, autoFocus: props.autoFocus };
   const set = (v: Raw) => props.onChange(v);
   let input;
   if (isBool(c)) input = <input type="checkbox" {...common} checked={props.raw === true} disabled={props.readOnly} onChange={(e) => set(e.currentTarget.checked)} />;

@@ -27,6 +27,17 @@ interface Metrics {
   tables: Record<string, number>;
 }
 
+const MINUTE = 60_000;
+
+/** The whole last hour, one slot per minute; minutes the server has no sample for stay empty (null). */
+function lastHour(history: readonly Sample[]) {
+  const end = history.length ? history[history.length - 1]!.at : Date.now() - (Date.now() % MINUTE);
+  const byAt = new Map(history.map((s) => [s.at, s]));
+  const slots = Array.from({ length: 60 }, (_, i) => end - (59 - i) * MINUTE);
+  const pick = (f: (s: Sample) => number) => slots.map((at) => (byAt.has(at) ? f(byAt.get(at)!) : null));
+  return { times: slots, requests: pick((s) => s.requests), client: pick((s) => s.clientErrors), server: pick((s) => s.serverErrors), p95: pick((s) => s.p95Ms) };
+}
+
 export function Overview() {
   const { data, error } = useLoad(
     async () => {
@@ -38,6 +49,7 @@ export function Overview() {
   );
   const history = data?.history ?? [];
   const m = data?.metrics;
+  const hour = lastHour(history);
   // The last complete minute when there is one; otherwise the current minute so far.
   const last = history.length > 1 ? history[history.length - 2]! : history[history.length - 1];
   const errors = last ? last.serverErrors : 0;
@@ -58,14 +70,14 @@ export function Overview() {
         <Chart
           title="Requests per minute"
           unit="requests"
-          times={history.map((s) => s.at)}
+          times={hour.times}
           series={[
-            { label: 'Requests', values: history.map((s) => s.requests), color: '#2563eb' },
-            { label: '4xx', values: history.map((s) => s.clientErrors), color: '#d97706' },
-            { label: '5xx', values: history.map((s) => s.serverErrors), color: '#dc2626' },
+            { label: 'Requests', values: hour.requests, color: '#2563eb' },
+            { label: '4xx', values: hour.client, color: '#d97706' },
+            { label: '5xx', values: hour.server, color: '#dc2626' },
           ]}
         />
-        <Chart title="Latency (p95)" unit="ms" times={history.map((s) => s.at)} series={[{ label: 'p95 ms', values: history.map((s) => s.p95Ms), color: '#7c3aed' }]} />
+        <Chart title="Latency (p95)" unit="ms" times={hour.times} series={[{ label: 'p95 ms', values: hour.p95, color: '#7c3aed' }]} />
       </div>
       {m ? (
         <p class="muted">

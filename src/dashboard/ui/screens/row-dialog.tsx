@@ -88,6 +88,7 @@ export function RowDialog(props: { collection: Collection; row: Row | null; onCl
     }
   };
 
+  const firstEditable = readOnly ? undefined : columns.find((c) => !c.managed)?.name;
   const title = creating ? `New row in ${collection.name}` : `${readOnly ? 'Row' : 'Edit row'} ${row.id ?? ''}`;
   return (
     <dialog
@@ -109,7 +110,15 @@ export function RowDialog(props: { collection: Collection; row: Row | null; onCl
         ) : null}
         <div class="fields">
           {columns.map((c) => (
-            <Field key={c.name} column={c} raw={raw[c.name] ?? ''} readOnly={readOnly || c.managed} error={fieldErrors[c.name]} onChange={(v) => setRaw((r) => ({ ...r, [c.name]: v }))} />
+            <Field
+              key={c.name}
+              autoFocus={c.name === firstEditable}
+              column={c}
+              raw={raw[c.name] ?? ''}
+              readOnly={readOnly || c.managed}
+              error={fieldErrors[c.name]}
+              onChange={(v) => setRaw((r) => ({ ...r, [c.name]: v }))}
+            />
           ))}
         </div>
         {confirming ? (
