@@ -101,3 +101,19 @@ export function Tile(props: { label: string; value: string; hint?: string }) {
     </div>
   );
 }
+
+/** `Previous page` / `Next page` around a summary (SPEC §11a Tables). */
+export function Pager(props: { offset: number; limit: number; total: number | undefined; summary: string; onOffset: (offset: number) => void }) {
+  const { offset, limit, total } = props;
+  return (
+    <div class="pager">
+      <button type="button" disabled={offset === 0} onClick={() => props.onOffset(Math.max(0, offset - limit))}>
+        Previous page
+      </button>
+      <span role="status">{props.summary}</span>
+      <button type="button" disabled={total === undefined || offset + limit >= total} onClick={() => props.onOffset(offset + limit)}>
+        Next page
+      </button>
+    </div>
+  );
+}

@@ -1,28 +1,11 @@
 /** The project's schema as /dashboard/schema describes it, loaded once per sign-in. */
+import type { CollectionInfo, ColumnInfo } from '../schema';
 import { api } from './api';
 import { onSessionChange } from './session';
 
-export interface Column {
-  readonly name: string;
-  readonly kind: string;
-  readonly nullable: boolean;
-  readonly default: unknown;
-  readonly hasDefault: boolean;
-  readonly required: boolean;
-  readonly managed: boolean;
-  readonly unique: boolean;
-  readonly references: string | null;
-  readonly of: string | null;
-  readonly sortable: boolean;
-}
-
-export interface Collection {
-  readonly name: string;
-  readonly kind: 'table' | 'view';
-  readonly internal: boolean;
-  readonly auth: { readonly admin: boolean } | null;
-  readonly columns: readonly Column[];
-}
+/** The server's own description types (type-only: nothing of the server is bundled). */
+export type Column = ColumnInfo;
+export type Collection = CollectionInfo;
 
 let cached: Promise<Collection[]> | null = null;
 onSessionChange(() => (cached = null));

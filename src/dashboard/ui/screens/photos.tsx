@@ -1,7 +1,7 @@
 /** Photos (SPEC §11a): a grid of thumbnails with size, type, owner and date; `Delete`. */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiFailure, imageUrl } from '../api';
-import { ErrorBox, formatBytes, formatTime, useLoad } from '../components';
+import { ErrorBox, formatBytes, formatTime, Pager, useLoad } from '../components';
 
 interface Photo {
   id: string;
@@ -68,15 +68,7 @@ export function Photos() {
           </li>
         ))}
       </ul>
-      <div class="pager">
-        <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - 48))}>
-          Previous page
-        </button>
-        <span>{photos.data ? `${photos.data.total} photos` : ''}</span>
-        <button type="button" disabled={!photos.data || offset + 48 >= photos.data.total} onClick={() => setOffset(offset + 48)}>
-          Next page
-        </button>
-      </div>
+      <Pager offset={offset} limit={48} total={photos.data?.total} summary={photos.data ? `${photos.data.total} photos` : ''} onOffset={setOffset} />
     </section>
   );
 }

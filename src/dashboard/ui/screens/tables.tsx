@@ -7,7 +7,7 @@
 import type { JSX } from 'preact';
 import { useLayoutEffect, useState } from 'preact/hooks';
 import { api } from '../api';
-import { cellText, ErrorBox, Link, useLoad } from '../components';
+import { cellText, ErrorBox, Link, Pager, useLoad } from '../components';
 import { href, navigate } from '../router';
 import { loadSchema, type Collection } from '../schema';
 import { FilterForm } from './filter';
@@ -169,15 +169,13 @@ export function TableScreen(props: { name: string; query: URLSearchParams }) {
           </tbody>
         </table>
       </div>
-      <div class="pager">
-        <button type="button" disabled={offset === 0} onClick={() => go({ offset: Math.max(0, offset - limit) || undefined })}>
-          Previous page
-        </button>
-        <span role="status">{total === 0 ? 'No rows' : `Rows ${offset + 1}–${Math.min(offset + limit, total)} of ${total}`}</span>
-        <button type="button" disabled={offset + limit >= total} onClick={() => go({ offset: offset + limit })}>
-          Next page
-        </button>
-      </div>
+      <Pager
+        offset={offset}
+        limit={limit}
+        total={rows.data?.total}
+        summary={total === 0 ? 'No rows' : `Rows ${offset + 1}–${Math.min(offset + limit, total)} of ${total}`}
+        onOffset={(o) => go({ offset: o || undefined })}
+      />
       {editing !== undefined ? (
         <RowDialog
           collection={collection}

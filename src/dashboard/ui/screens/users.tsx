@@ -1,7 +1,7 @@
 /** Users (SPEC §11a): auth-table rows with their verification state; `Mark verified`, `Send password reset`, `Revoke sessions`. */
 import { useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api';
-import { ErrorBox, formatTime, Link, useLoad } from '../components';
+import { ErrorBox, formatTime, Link, Pager, useLoad } from '../components';
 import { href } from '../router';
 import { loadSchema } from '../schema';
 
@@ -81,15 +81,7 @@ export function Users(props: { table: string | undefined }) {
           </tbody>
         </table>
       </div>
-      <div class="pager">
-        <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
-          Previous page
-        </button>
-        <span>{users.data ? `${users.data.total} users` : ''}</span>
-        <button type="button" disabled={!users.data || offset + PAGE >= users.data.total} onClick={() => setOffset(offset + PAGE)}>
-          Next page
-        </button>
-      </div>
+      <Pager offset={offset} limit={PAGE} total={users.data?.total} summary={users.data ? `${users.data.total} users` : ''} onOffset={setOffset} />
     </section>
   );
 }
