@@ -26,6 +26,10 @@ export interface RowPage {
 function tableOf(rt: Runtime, name: unknown): CollectionModel {
   const c = collectionOrThrow(rt.model, name, true);
   if (c.kind === 'view') throw new ApiError('FORBIDDEN', 'Views are read-only');
+  // Sessions, tokens and photo rows belong to their services (a photo row without its files, a
+  // session without its revocation); the dashboard shows them but changes them only through
+  // the Users and Photos actions.
+  if (c.internal) throw new ApiError('FORBIDDEN', 'Internal tables are read-only here');
   return c;
 }
 

@@ -67,6 +67,10 @@ describe('rows', () => {
     expect(users.json.data.items[0]).not.toHaveProperty('password');
     const view = await f.server.call('POST', '/dashboard/rows', { table: 'task_board', object: {} }, admin());
     expect(view.status).toBe(403);
+    const sessions = await f.server.get('/dashboard/rows', { table: '_sessions' }, admin());
+    expect(sessions.json.data.total).toBeGreaterThan(0);
+    const internal = await f.server.call('DELETE', '/dashboard/rows', { table: '_sessions', id: sessions.json.data.items[0].id }, admin());
+    expect(internal.status).toBe(403);
     const tooDeep = await f.server.get('/dashboard/rows', { table: 'tasks', limit: 5000 }, admin());
     expect(tooDeep.status).toBe(400);
   });

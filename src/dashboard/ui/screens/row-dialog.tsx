@@ -14,7 +14,7 @@ type Row = Record<string, unknown> & { id: string };
 export function RowDialog(props: { collection: Collection; row: Row | null; onClose: (changed: boolean) => void }) {
   const { collection, row } = props;
   const creating = row === null;
-  const readOnly = collection.kind === 'view';
+  const readOnly = collection.kind === 'view' || collection.internal;
   const columns = collection.columns.filter((c) => !(creating && c.managed));
   const ref = useRef<HTMLDialogElement>(null);
   const [raw, setRaw] = useState<Record<string, Raw>>(() =>
@@ -102,7 +102,7 @@ export function RowDialog(props: { collection: Collection; row: Row | null; onCl
     >
       <form onSubmit={save} noValidate>
         <h2 id="row-dialog-title">{title}</h2>
-        {readOnly ? <p class="muted">Views are read-only.</p> : null}
+        {readOnly ? <p class="muted">{collection.internal ? 'Internal tables are read-only here.' : 'Views are read-only.'}</p> : null}
         {error ? (
           <p role="alert" class="error">
             {error}

@@ -105,6 +105,7 @@ export function TableScreen(props: { name: string; query: URLSearchParams }) {
   if (!collection) return <ErrorBox message={`No table or view named ${name}.`} />;
   const total = rows.data?.total ?? 0;
   const view = collection.kind === 'view';
+  const readOnly = view || collection.internal;
   const open = (row: Row) => setEditing(row);
   const onKey = (row: Row) => (e: JSX.TargetedKeyboardEvent<HTMLTableRowElement>) => {
     if (e.key === 'Enter' || e.key === ' ') {
@@ -116,13 +117,13 @@ export function TableScreen(props: { name: string; query: URLSearchParams }) {
     <section aria-labelledby="table-title">
       <div class="heading">
         <h1 id="table-title">
-          {name} <span class="badge">{view ? 'view · read-only' : collection.auth ? 'auth table' : 'table'}</span>
+          {name} <span class="badge">{view ? 'view · read-only' : collection.internal ? 'internal · read-only' : collection.auth ? 'auth table' : 'table'}</span>
         </h1>
         <div class="toolbar">
           <button type="button" aria-expanded={filterOpen} aria-controls="filter-panel" onClick={() => setFilterOpen(!filterOpen)}>
             Filter
           </button>
-          {view ? null : (
+          {readOnly ? null : (
             <button type="button" class="primary" onClick={() => setEditing(null)}>
               New row
             </button>
