@@ -185,7 +185,9 @@ describe('dashboard in the browser', () => {
     await main().getByRole('link', { name: 'task_board', exact: true }).click();
     await main().getByRole('columnheader', { name: 'ownerEmail' }).waitFor();
     expect(await main().getByRole('button', { name: 'New row' }).count()).toBe(0);
-    await main().getByRole('table').getByRole('row').nth(1).click();
+    // Keyboard: a row takes focus and Enter opens it; Escape closes the dialog.
+    await main().getByRole('table').getByRole('row').nth(1).focus();
+    await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('title', { exact: true }).waitFor();
     expect(await dialog.getByLabel('title', { exact: true }).getAttribute('readonly')).not.toBeNull();
