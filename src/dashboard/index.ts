@@ -2,7 +2,7 @@
  * The dashboard's services, assembled once per server (SPEC §11, §11a): the request log and the
  * per-minute history (fed by the HTTP server's one `observe` call per answer), schema, admin rows,
  * users, photos, cron and live-stream views, and the bundled browser app. Values in, values out:
- * nothing here knows node:http; the routes live in http/dashboard-routes.ts.
+ * nothing here knows node:http; the routes live in http/routes/dashboard.ts.
  */
 import type { AuthServices } from '../auth/index.js';
 import type { Runtime } from '../core/runtime.js';

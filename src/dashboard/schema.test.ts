@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileProject } from '../core/model.js';
 import project from '../../examples/conformance/tablebase.config.js';
-import { internalTables } from '../core/app.js';
+import { internalTables } from '../server/app.js';
 import { describeSchema } from './schema.js';
 
 describe('describeSchema', () => {

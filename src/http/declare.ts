@@ -35,7 +35,7 @@
  * `handler(input, services)`: `input` holds the validated, typed `body` / `query` / `params`
  * (`Static<typeof Schema>`), the verified token `jwt` (null for `public`, or `optional` without
  * one), the client `ip` (SPEC §9), the `requestId`, the request `headers` (read-only) and, for
- * `body: 'raw'` routes, the unread body `source`. `services` is the narrow `Services` interface
+ * `body: 'raw'` routes, the unread body `source` (core/sink.ts `RequestStream`). `services` is the narrow `Services` interface
  * (http/services.ts): model, tokens, writer, auth, email, photos, live engine… never the whole
  * app, never the node:http objects.
  *
@@ -82,20 +82,15 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { ErrorCode } from '../core/errors.js';
-import type { Sink } from '../core/sink.js';
+import type { RequestHeaders, RequestStream, Sink } from '../core/sink.js';
 import type { Jwt } from '../define/types.js';
+import type { Access, RateLimitKey } from '../pipeline/index.js';
 import type { Services } from './services.js';
 import { compileValidator, type Validator } from './validate.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type Family = 'data' | 'stream' | 'auth' | 'photos' | 'system' | 'dashboard' | 'email' | 'push';
-export type Access = 'public' | 'optional' | 'bearer' | 'admin';
-
-/** Step 1's key: the policy of (table, op) applies per client IP (SPEC §9). */
-export interface RateLimitKey {
-  readonly table: string;
-  readonly op: string;
-}
+export type { Access, RateLimitKey };
 
 /** A per-table schema generated from the project model (openapi/ resolves the name). */
 export interface ModelSchema {
@@ -107,15 +102,17 @@ const isModelSchema = (s: unknown): s is ModelSchema => typeof s === 'object' &&
 export type BodySpec = TSchema | ModelSchema | 'none' | 'raw';
 
 /** A TypeBox schema → the `data` of a 200; a string → a body-less answer; else other media types. */
-export type ResponseSpec = TSchema | ModelSchema | string | { readonly description: string; readonly data?: TSchema | ModelSchema; readonly content?: Readonly<Record<string, TSchema>> };
-
-/** The unread body of a `body: 'raw'` route (a multipart upload, a raw image). */
-export interface BodySource extends AsyncIterable<Buffer> {
-  readonly contentType: string | undefined;
-  readonly contentLength: number | undefined;
-  /** The underlying stream, for parsers that need one (busboy). */
-  readonly stream: NodeJS.ReadableStream;
-}
+export type ResponseSpec =
+  | TSchema
+  | ModelSchema
+  | string
+  | {
+      readonly description: string;
+      readonly data?: TSchema | ModelSchema;
+      /** Media type → schema; or a model schema naming the whole map (photo types are the project's). */
+      readonly content?: Readonly<Record<string, TSchema | ModelSchema>> | ModelSchema;
+      readonly headers?: Readonly<Record<string, TSchema>>;
+    };
 
 type In<S> = S extends TSchema ? Static<S> : Readonly<Record<string, string>>;
 type BodyOf<B> = B extends TSchema ? Static<B> : B extends ModelSchema ? Record<string, unknown> : undefined;
@@ -128,9 +125,10 @@ export interface RouteInput<B, Q, P> {
   readonly jwt: Jwt | null;
   readonly ip: string;
   readonly requestId: string;
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** Only on `body: 'raw'` routes. */
-  readonly source: BodySource | undefined;
+  readonly method: string;
+  readonly headers: RequestHeaders;
+  /** The unread body, only on `body: 'raw'` routes (a multipart upload, raw image bytes). */
+  readonly source: RequestStream | undefined;
 }
 
 /** What step 1's key function and the rule see: the parsed, not yet validated JSON body. */
@@ -151,8 +149,12 @@ export interface RouteDeclaration<B extends BodySpec = BodySpec, Q extends TSche
   readonly rule?: (jwt: Jwt | null, s: Services, early: EarlyRequest) => boolean | Promise<boolean>;
   readonly rateLimit?: RateLimitKey | ((early: EarlyRequest, s: Services) => RateLimitKey | null);
   readonly body?: B;
+  /** For `body: 'raw'`: the media types accepted, for the document. */
+  readonly rawBody?: ModelSchema;
   readonly query?: Q;
   readonly params?: P;
+  /** Request headers the route reads, for the document (not validated). */
+  readonly headers?: TSchema;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
   /** Error codes beyond the derived ones (e.g. NOT_FOUND, CONFLICT, UNAVAILABLE). */
   readonly errors?: readonly ErrorCode[];

@@ -8,32 +8,16 @@
  *   4 handler             → the service call
  *   answer                → {"data"}, 204, empty 200, 302, raw bytes or a stream to a sink
  */
-import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../core/errors.js';
-import type { Jwt } from '../define/types.js';
+import { admitCaller } from '../pipeline/index.js';
 import { jsonBody } from './body.js';
 import type { RequestContext } from './context.js';
-import { replyKind, type BodySource, type DeclaredRoute, type EarlyRequest, type RateLimitKey, type Reply } from './declare.js';
+import { replyKind, type DeclaredRoute, type EarlyRequest, type Reply } from './declare.js';
 import { sendData, sendNoContent, setHeaders } from './respond.js';
 import type { Services } from './services.js';
 import { responseSink } from './sink.js';
 
 type Json = Record<string, unknown>;
-
-/** Steps 1–2 for any route family: the one place rate limits, tokens and access are enforced. */
-export async function admitRequest(s: Services, ctx: RequestContext, key: RateLimitKey | null, access: DeclaredRoute['declaration']['access']): Promise<Jwt | null> {
-  if (key) {
-    const limited = s.rt.limiter.enforce(ctx.ip, key.table, key.op); //                       1
-    const headers = limited instanceof Promise ? await limited : limited;
-    if (headers) setHeaders(ctx.res, headers);
-  }
-  if (access === 'public') return null; //                                                     2
-  const jwt = await s.rt.tokens.verify(ctx.req.headers.authorization);
-  if (access === 'optional') return jwt;
-  if (!jwt) throw new ApiError('UNAUTHENTICATED');
-  if (access === 'admin' && jwt.admin?.isAdmin !== true) throw new ApiError('FORBIDDEN');
-  return jwt;
-}
 
 export async function runRoute(route: DeclaredRoute, ctx: RequestContext, s: Services): Promise<void> {
   const d = route.declaration;
@@ -42,40 +26,33 @@ export async function runRoute(route: DeclaredRoute, ctx: RequestContext, s: Ser
   let body: Json | undefined = typeof d.rateLimit === 'function' && isJson ? await readJson() : undefined;
   const early: EarlyRequest = { body, params: ctx.params };
   const key = typeof d.rateLimit === 'function' ? d.rateLimit(early, s) : (d.rateLimit ?? null);
-  const jwt = await admitRequest(s, ctx, key, d.access); //                                  1–2
+  const caller = { ip: ctx.ip, authorization: ctx.req.headers.authorization };
+  const jwt = await admitCaller(s.rt, caller, key, d.access, (headers) => setHeaders(ctx.res, headers)); // 1–2
   if (d.rule && (await d.rule(jwt, s, early)) !== true) throw new ApiError('FORBIDDEN');
   if (isJson && body === undefined) body = await readJson(); //                               3
   const v = route.validate;
-  const query = queryOf(ctx.search);
   const input = {
     body: v.body ? v.body(body) : body,
-    query: v.query ? v.query(query) : query,
+    query: v.query ? v.query(queryOf(ctx.search)) : NO_QUERY,
     params: v.params ? v.params(ctx.params) : ctx.params,
     jwt,
     ip: ctx.ip,
     requestId: ctx.requestId,
+    method: ctx.req.method ?? 'GET',
     headers: ctx.req.headers,
-    source: d.body === 'raw' ? bodySource(ctx.req) : undefined,
+    source: d.body === 'raw' ? ctx.req : undefined,
   };
   const out = await d.handler(input as never, s); //                                         4
   await answer(ctx, out);
 }
+
+const NO_QUERY = Object.freeze({});
 
 function queryOf(search: string): Record<string, string> {
   const out: Record<string, string> = {};
   if (!search) return out;
   for (const [k, v] of new URLSearchParams(search)) if (!(k in out)) out[k] = v;
   return out;
-}
-
-function bodySource(req: IncomingMessage): BodySource {
-  const length = req.headers['content-length'];
-  return {
-    contentType: req.headers['content-type'],
-    contentLength: length === undefined ? undefined : Number(length),
-    stream: req,
-    [Symbol.asyncIterator]: () => req[Symbol.asyncIterator](),
-  };
 }
 
 async function answer(ctx: RequestContext, out: unknown): Promise<void> {
@@ -98,6 +75,6 @@ async function answer(ctx: RequestContext, out: unknown): Promise<void> {
       return void res.end(body);
     }
     case 'stream':
-      return (r as Extract<Reply, { start: unknown }>).start(responseSink(res));
+      return (r as Extract<Reply, { start: unknown }>).start(responseSink(ctx.req, res));
   }
 }

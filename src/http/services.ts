@@ -29,4 +29,6 @@ export interface Services {
   readonly metrics: Metrics;
   readonly cron: CronStatus | undefined;
   readonly dashboard: Dashboard;
+  /** The OpenAPI document of this server, rendered once (SPEC §11). */
+  readonly openapi: { readonly json: string; readonly yaml: string };
 }

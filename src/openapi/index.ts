@@ -17,7 +17,6 @@ import { errorResponses, errorSchema, headers, securitySchemes } from './compone
 import { conditionComponents } from './conditions.js';
 import { docContext, headerRef, nameEnum, openApiPath, routeKey, type JsonSchema } from './context.js';
 import { describeDeclared } from './declared.js';
-import { modelSchemas } from './model-schemas.js';
 import { photoSchemas } from './photo-paths.js';
 import { genericOperation, routeDoc, type RouteInfo } from './registry.js';
 import { systemSchemas } from './system-paths.js';
@@ -73,7 +72,7 @@ export function buildOpenApi(model: ProjectModel, routes: readonly RouteInfo[], 
     const doc = route.declared ? undefined : routeDoc(route.method, route.path);
     const group = route.group ?? doc?.group ?? 'system';
     groups.add(group);
-    const body = route.declared ? describeDeclared(route.declared, ctx, modelSchemas) : doc ? doc.describe(ctx) : genericOperation(route);
+    const body = route.declared ? describeDeclared(route.declared, ctx) : doc ? doc.describe(ctx) : genericOperation(route);
     const operationId = uniqueId(operationIds, route.declared?.declaration.operationId ?? doc?.operationId ?? idFrom(route));
     const p = (paths[openApiPath(route.path)] ??= {});
     p[route.method.toLowerCase()] = { tags: [group], summary: route.summary || doc?.summary || key, operationId, ...body };
