@@ -57,28 +57,28 @@ export function Cron() {
           <thead>
             <tr>
               <th scope="col">name</th>
+              <th scope="col">action</th>
               <th scope="col">schedule</th>
               <th scope="col">last run</th>
               <th scope="col">status</th>
               <th scope="col">last error</th>
               <th scope="col">next run</th>
-              <th scope="col">action</th>
             </tr>
           </thead>
           <tbody>
             {list.map((j) => (
               <tr key={j.name}>
                 <td>{j.name}</td>
-                <td class="mono">{j.schedule}</td>
-                <td>{formatTime(j.lastRunAt)}</td>
-                <td>{j.lastStatus ?? 'never run'}</td>
-                <td>{j.lastError ?? '—'}</td>
-                <td>{formatTime(j.nextRunAt)}</td>
                 <td>
                   <button type="button" disabled={busy === j.name} onClick={() => runNow(j.name)}>
                     Run now
                   </button>
                 </td>
+                <td class="mono">{j.schedule}</td>
+                <td>{formatTime(j.lastRunAt)}</td>
+                <td>{j.lastStatus ?? 'never run'}</td>
+                <td>{j.lastError ?? '—'}</td>
+                <td>{formatTime(j.nextRunAt)}</td>
               </tr>
             ))}
           </tbody>

@@ -68,7 +68,7 @@ export function Photos() {
           </li>
         ))}
       </ul>
-      <Pager offset={offset} limit={48} total={photos.data?.total} summary={photos.data ? `${photos.data.total} photos` : ''} onOffset={setOffset} />
+      <Pager offset={offset} limit={48} total={photos.data?.total} summary={photos.data ? `${photos.data.total} ${photos.data.total === 1 ? 'photo' : 'photos'}` : ''} onOffset={setOffset} />
     </section>
   );
 }

@@ -66,22 +66,24 @@ export function Users(props: { table: string | undefined }) {
                 <td>{formatTime(u.createdAt)}</td>
                 <td class="mono">{u.id}</td>
                 <td class="row-actions">
-                  <button type="button" disabled={u.isVerified === true} onClick={() => act('Marking verified', '/dashboard/users/verify', u, () => `${u.email ?? u.id} is verified.`)}>
-                    Mark verified
-                  </button>
-                  <button type="button" onClick={() => act('Sending', '/dashboard/users/reset', u, () => `A password-reset email was sent to ${u.email ?? u.id}.`)}>
-                    Send password reset
-                  </button>
-                  <button type="button" onClick={() => act('Revoking', '/dashboard/users/revoke', u, (a) => `${(a as { revoked: number }).revoked} session(s) of ${u.email ?? u.id} revoked.`)}>
-                    Revoke sessions
-                  </button>
+                  <div>
+                    <button type="button" disabled={u.isVerified === true} onClick={() => act('Marking verified', '/dashboard/users/verify', u, () => `${u.email ?? u.id} is verified.`)}>
+                      Mark verified
+                    </button>
+                    <button type="button" onClick={() => act('Sending', '/dashboard/users/reset', u, () => `A password-reset email was sent to ${u.email ?? u.id}.`)}>
+                      Send password reset
+                    </button>
+                    <button type="button" onClick={() => act('Revoking', '/dashboard/users/revoke', u, (a) => `${(a as { revoked: number }).revoked} session(s) of ${u.email ?? u.id} revoked.`)}>
+                      Revoke sessions
+                    </button>
+                  </div>
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
-      <Pager offset={offset} limit={PAGE} total={users.data?.total} summary={users.data ? `${users.data.total} users` : ''} onOffset={setOffset} />
+      <Pager offset={offset} limit={PAGE} total={users.data?.total} summary={users.data ? `${users.data.total} ${users.data.total === 1 ? 'user' : 'users'}` : ''} onOffset={setOffset} />
     </section>
   );
 }
