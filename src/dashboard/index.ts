@@ -7,16 +7,15 @@
 import type { AuthServices } from '../auth/index.js';
 import type { Runtime } from '../core/runtime.js';
 import type { CronRun, Scheduler } from '../cron/scheduler.js';
-import type { LiveEngine } from '../live/index.js';
 import type { PhotoRepo, PhotoService } from '../photos/index.js';
 import { ApiError } from '../core/errors.js';
 import type { Jwt } from '../define/types.js';
 import { buildDashboardAssets, type DashboardAssets } from './assets.js';
 import { auditAdmin } from './audit.js';
 import { MetricsHistory } from './history.js';
-import { liveCensus, type StreamCount } from './live-census.js';
+import { liveCensus, type LiveCensus, type StreamCount } from './live-census.js';
 import { adminPhotos } from './photos.js';
-import { RequestLog, type RequestEntry } from './request-log.js';
+import { RequestLog } from './request-log.js';
 import { adminRows } from './rows.js';
 import { describeSchema } from './schema.js';
 import { adminUsers } from './users.js';
@@ -43,12 +42,10 @@ export interface CronJobView {
   readonly runs: CronRun[];
 }
 
-/** Wraps the live engine so the dashboard can count streams by route and table; use the returned engine. */
-export function trackLive(engine: LiveEngine) {
-  return liveCensus(engine);
-}
+/** Wraps the live engine so the dashboard can count streams by route and table; serve with `.engine`. */
+export { liveCensus as trackLive };
 
-export function createDashboard(o: DashboardOptions & { census: ReturnType<typeof liveCensus> }) {
+export function createDashboard(o: DashboardOptions & { census: LiveCensus }) {
   const { rt } = o;
   const log = new RequestLog(o.logSize);
   const history = new MetricsHistory({ streams: () => o.census.engine.stats().open, writeQueue: () => rt.writer.pending });
@@ -62,10 +59,11 @@ export function createDashboard(o: DashboardOptions & { census: ReturnType<typeo
     });
   };
   return {
-    /** The HTTP server calls this once per answer (after it is sent). */
-    observe(entry: RequestEntry): void {
-      log.record(entry);
-      history.record(entry.status, entry.latencyMs);
+    /** The HTTP server calls this once per answer, where it records metrics (never with bodies or headers). */
+    observe(method: string, route: string, status: number, ms: number, requestId: string, ip: string): void {
+      const latencyMs = Math.round(ms * 100) / 100;
+      log.record({ at: Date.now(), method, route, status, latencyMs, requestId, ip });
+      history.record(status, latencyMs);
     },
     requestLog: log,
     history,

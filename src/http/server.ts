@@ -43,12 +43,13 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
   const requestId = requestIdOf(req);
   res.setHeader('x-request-id', requestId);
   let route = 'unmatched';
+  let ip = '';
   try {
     if (applyCors(app.corsOrigins, req, res)) return;
     const m = app.router.match(req.method ?? 'GET', path);
     if (!m) throw new ApiError('NOT_FOUND', 'No such route');
     route = `${m.route.method} ${m.route.path}`;
-    const ip = app.clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
+    ip = app.clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
     await m.handler({ req, res, services: app.services, path, search, params: m.params, ip, requestId });
   } catch (err) {
     const e = toApiError(err);
@@ -58,15 +59,7 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
   } finally {
     const ms = performance.now() - start;
     app.metrics.record(route, res.statusCode, ms);
-    app.services.dashboard.observe({
-      at: Date.now(),
-      method: req.method ?? 'GET',
-      route,
-      status: res.statusCode,
-      latencyMs: Math.round(ms * 100) / 100,
-      requestId,
-      ip: app.clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined),
-    });
+    app.services.dashboard.observe(req.method ?? 'GET', route, res.statusCode, ms, requestId, ip);
   }
 }
 
