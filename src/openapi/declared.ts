@@ -41,7 +41,7 @@ function response(spec: ResponseSpec, ctx: DocContext, example: unknown): JsonSc
 }
 
 /** The error responses a declaration implies, by component name, in status order. */
-export function impliedErrors(route: DeclaredRoute): ErrorResponseName[] {
+function impliedErrors(route: DeclaredRoute): ErrorResponseName[] {
   const d = route.declaration;
   const codes = new Set<ErrorCode>(d.errors ?? []);
   const hasBody = d.body !== undefined && d.body !== 'none';

@@ -4,6 +4,7 @@
  * route's (SPEC §11, §13.13). Each answers a schema and, where the model gives one, an example.
  */
 import type { CollectionModel } from '../core/model.js';
+import { anyPassword, authTableName, confirmBody, email, firstAuth, rateLimitTable, sessionExample } from './auth-schemas.js';
 import { bodySchemas } from './bodies.js';
 import { exampleRow } from './collection-schemas.js';
 import { exampleId, ID_REMAINDER } from './values.js';
@@ -22,7 +23,7 @@ const photoTypes = (ctx: DocContext): string[] => ctx.model.project.photos?.allo
 
 const rows = (cs: readonly CollectionModel[]): JsonSchema => anyOf(cs.map((c) => partRef(c, 'Row')));
 /** A row or null; `$ref` siblings are ignored in OpenAPI 3.0, so the refs sit inside `anyOf`. */
-const nullableRows = (cs: readonly CollectionModel[]): JsonSchema => ({ nullable: true, anyOf: cs.length ? cs.map((c) => partRef(c, 'Row')) : [{ type: 'object' }] });
+const nullableRows = (cs: readonly CollectionModel[]): JsonSchema => ({ type: 'object', nullable: true, anyOf: cs.length ? cs.map((c) => partRef(c, 'Row')) : [{ type: 'object' }] });
 const page = (cs: readonly CollectionModel[]): JsonSchema => ({
   type: 'object',
   required: ['items', 'total'],
@@ -59,6 +60,10 @@ const NDJSON = 'With `Accept: application/x-ndjson`: one JSON document per line;
 export function modelSchemas(name: string, ctx: DocContext): ModelPart {
   if (name.endsWith('Body')) {
     const part = name as BodyPart;
+    if (part === 'SignUpBody') {
+      const example = { type: 'signUp', table: firstAuth(ctx), email: 'ann@example.com', password: 'correct horse battery' };
+      return { schema: perTableBody(ctx.authTables, part), example };
+    }
     const among = READ_BODIES.has(name) ? ctx.collections : part === 'CustomBody' ? ctx.customTables : ctx.tables;
     return { schema: perTableBody(among, part), example: exampleBody(ctx, part, among) };
   }
@@ -73,6 +78,18 @@ export function modelSchemas(name: string, ctx: DocContext): ModelPart {
     }
   }
   switch (name) {
+    case 'AuthSession':
+      return { schema: schemaRef('AuthSession'), example: sessionExample(ctx) };
+    case 'AuthTableName':
+      return { schema: authTableName(ctx), example: firstAuth(ctx) };
+    case 'RateLimitAuthTable':
+      return { schema: rateLimitTable(ctx) };
+    case 'Email':
+      return { schema: email };
+    case 'AnyPassword':
+      return { schema: anyPassword };
+    case 'ConfirmRequest':
+      return { schema: confirmBody };
     case 'PhotoUpload':
       return {
         schema: binary,
@@ -97,7 +114,7 @@ export function modelSchemas(name: string, ctx: DocContext): ModelPart {
     case 'TableRows':
       return { schema: { type: 'array', items: rows(ctx.tables) }, example: [sampleRow(ctx)] };
     case 'CustomResult':
-      return { schema: { description: "the handler's answer", nullable: true }, example: sampleRow(ctx) };
+      return { schema: { description: "the handler's answer: any JSON value, null included" }, example: sampleRow(ctx) };
     case 'CustomName': {
       const names = [...new Set(ctx.customTables.flatMap((c) => Object.keys(c.rules?.custom ?? {})))];
       const byTable = ctx.customTables.map((c) => `\`${c.name}\`: ${Object.keys(c.rules?.custom ?? {}).join(', ')}`).join('; ');
