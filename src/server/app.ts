@@ -34,7 +34,7 @@ import { photoRepo } from './photo-repo.js';
 import type { Runtime } from '../core/runtime.js';
 import { prepareSchema } from './schema.js';
 import { startScheduler, type Scheduler } from '../cron/scheduler.js';
-import { createDashboard, trackLive, type Dashboard } from '../dashboard/index.js';
+import { createDashboard, trackLive } from '../dashboard/index.js';
 
 export interface App {
   readonly rt: Runtime;
