@@ -144,7 +144,7 @@ describe('logs, live, history', () => {
 
 describe('the page', () => {
   it('serves /_ and deep links with a strict CSP and no framing', async () => {
-    for (const path of ['/_', '/_/', '/_/tables/tasks', '/_/cron']) {
+    for (const path of ['/_', '/_/tables/tasks', '/_/cron', '/_/tables/tasks/extra']) {
       const r = await f.server.call('GET', path);
       expect(r.status, path).toBe(200);
       expect(r.headers.get('content-type')).toMatch(/^text\/html/);

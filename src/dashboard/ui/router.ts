@@ -46,5 +46,6 @@ export function href(parts: readonly string[], query: Record<string, string | nu
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') q.set(k, String(v));
   const s = q.toString();
-  return `${BASE}/${parts.map(encodeURIComponent).join('/')}${s ? `?${s}` : ''}`;
+  const path = parts.length ? `${BASE}/${parts.map(encodeURIComponent).join('/')}` : BASE;
+  return `${path}${s ? `?${s}` : ''}`;
 }
