@@ -72,8 +72,8 @@ export class MetricsHistory {
   }
 
   /** Closes the current bucket when its minute is over (empty minutes in between count as zero). */
-  #roll(): void {
-    const minute = this.#minute(this.#now());
+  #roll(now = this.#now()): void {
+    const minute = this.#minute(now);
     if (minute === this.#current.at) return;
     this.#closed.push(this.#sample(this.#current));
     for (let at = this.#current.at + MINUTE; at < minute && minute - at < KEEP * MINUTE; at += MINUTE) this.#closed.push({ ...this.#sample(this.#fresh(at)) });
@@ -81,8 +81,9 @@ export class MetricsHistory {
     this.#current = this.#fresh(minute);
   }
 
-  record(status: number, latencyMs: number): void {
-    this.#roll();
+  /** `now`: the caller's clock reading, when it has one (saves a second Date.now per request). */
+  record(status: number, latencyMs: number, now?: number): void {
+    this.#roll(now);
     const b = this.#current;
     b.requests++;
     if (status >= 500) b.serverErrors++;

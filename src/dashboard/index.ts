@@ -62,8 +62,9 @@ export function createDashboard(o: DashboardOptions & { census: LiveCensus }) {
     /** The HTTP server calls this once per answer, where it records metrics (never with bodies or headers). */
     observe(method: string, route: string, status: number, ms: number, requestId: string, ip: string): void {
       const latencyMs = Math.round(ms * 100) / 100;
-      log.record({ at: Date.now(), method, route, status, latencyMs, requestId, ip });
-      history.record(status, latencyMs);
+      const at = Date.now();
+      log.record({ at, method, route, status, latencyMs, requestId, ip });
+      history.record(status, latencyMs, at);
     },
     requestLog: log,
     history,
