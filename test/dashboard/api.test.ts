@@ -4,9 +4,10 @@
  * writer with hooks and validation; cron run-now never overlaps; the request log finds a request
  * by its id and never holds bodies or tokens; the page's security headers.
  */
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/server.js';
-import { startDashboardServer, type DashboardFixture } from './fixture.js';
+import { startDashboardServer, USER, type DashboardFixture } from './fixture.js';
 
 let f: DashboardFixture;
 beforeAll(async () => {
@@ -113,6 +114,28 @@ describe('cron', () => {
     // Newest first; no run started before the previous one finished (src/cron/scheduler.test.ts joins a slow run).
     for (let i = 1; i < runs.length; i++) expect(runs[i - 1]!.startedAt >= runs[i]!.finishedAt).toBe(true);
     expect((await f.server.call('POST', '/dashboard/cron/nope/run', undefined, admin())).status).toBe(404);
+  });
+});
+
+describe('photos', () => {
+  it('lists photos, serves a thumbnail to the admin without canView or the photo rate limit, and deletes', async () => {
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 40, b: 90 } } })
+      .png()
+      .toBuffer();
+    // A fresh user token: the users test revoked the fixture's sessions.
+    const user = (await f.server.call('POST', '/auth/sign-in', { type: 'signIn', table: 'users', ...USER })).json.data.accessToken;
+    const up = await fetch(`${f.server.base}/img`, { method: 'POST', body: new Uint8Array(png), headers: { ...bearer(user), 'content-type': 'image/png' } });
+    expect(up.status).toBe(200);
+    const id = ((await up.json()) as { data: { id: string } }).data.id;
+    const list = await f.server.call('GET', '/dashboard/photos?limit=10', undefined, admin());
+    expect(list.json.data.items[0]).toMatchObject({ id, mimeType: 'image/png', width: 64, height: 48 });
+    const thumb = await fetch(`${f.server.base}/dashboard/photos/${id}?thumb=32x32`, { headers: admin() });
+    expect(thumb.status).toBe(200);
+    expect(thumb.headers.get('content-type')).toBe('image/png');
+    expect((await sharp(Buffer.from(await thumb.arrayBuffer())).metadata()).width).toBe(32);
+    expect((await f.server.call('GET', `/dashboard/photos/${id}`, undefined, bearer(user))).status).toBe(403);
+    expect((await f.server.call('DELETE', `/dashboard/photos/${id}`, undefined, admin())).status).toBe(204);
+    expect((await f.server.call('GET', `/img/${id}`)).status).toBe(404);
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { collectMetrics, prometheusText } from '../../dashboard/metrics.js';
-import { defineRoute, noContent, raw } from '../declare.js';
+import { defineRoute, noContent, raw, stream } from '../declare.js';
 import { dashboardPageRoutes } from './dashboard-page.js';
 import * as S from './dashboard-schemas.js';
 
@@ -170,6 +170,19 @@ export const dashboardRoutes = [
     query: S.PhotoQuery,
     responses: { 200: Type.Object({ items: Type.Array(S.Photo), total: Type.Integer({ minimum: 0 }) }) },
     handler: ({ query }, s) => s.dashboard.photos.list(Math.min(200, Math.max(1, numberOr(query.limit, 48))), numberOr(query.offset, 0)),
+  }),
+  defineRoute({
+    ...admin,
+    method: 'GET',
+    path: '/dashboard/photos/:id',
+    summary: 'A photo or its thumbnail (admin)',
+    description: "Like GET /img/{id}, without the project's canView and the photo rate limit, for the dashboard's grid.",
+    operationId: 'dashboardPhoto',
+    params: Type.Object({ id: S.RowId }),
+    query: Type.Object({ thumb: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,4}x[1-9][0-9]{0,4}$', description: 'WxH, e.g. 240x240' })) }, { additionalProperties: false }),
+    responses: { 200: { description: 'The bytes', content: { 'image/*': Type.String({ format: 'binary' }) } }, 304: 'Not modified' },
+    errors: ['NOT_FOUND'],
+    handler: ({ method, headers, params, query }, s) => stream((sink) => s.dashboard.photos.serve({ method, headers }, sink, params.id, query.thumb)),
   }),
   defineRoute({
     ...admin,

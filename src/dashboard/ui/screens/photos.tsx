@@ -18,7 +18,7 @@ function Thumb(props: { photo: Photo }) {
   const [src, setSrc] = useState<string | null>(null);
   useEffect(() => {
     let url: string | null = null;
-    imageUrl(`/img/${encodeURIComponent(props.photo.id)}?thumb=240x240`).then(
+    imageUrl(`/dashboard/photos/${encodeURIComponent(props.photo.id)}?thumb=240x240`).then(
       (u) => setSrc((url = u)),
       () => setSrc(null),
     );
