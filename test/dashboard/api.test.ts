@@ -5,9 +5,10 @@
  * by its id and never holds bodies or tokens; the page's security headers.
  */
 import sharp from 'sharp';
+import { signIn } from '../helpers/users.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/server.js';
-import { startDashboardServer, USER, type DashboardFixture } from './fixture.js';
+import { startDashboardServer, uploadPhoto, USER, type DashboardFixture } from './fixture.js';
 
 let f: DashboardFixture;
 beforeAll(async () => {
@@ -93,8 +94,7 @@ describe('users', () => {
     const verified = await f.server.call('POST', '/dashboard/users/verify', { table: 'users', id }, admin());
     expect(verified.json.data.isVerified).toBe(true);
     expect((await f.server.call('POST', '/dashboard/users/reset', { table: 'users', id }, admin())).status).toBe(204);
-    const signIn = await f.server.call('POST', '/auth/sign-in', { type: 'signIn', table: 'users', email: 'ann@example.com', password: 'user-pass-1234' });
-    const token = signIn.json.data.accessToken;
+    const token = (await signIn(f.server, 'users', USER.email, USER.password)).accessToken;
     expect((await f.server.get('/db', { table: 'users', where: { id: { eq: id } } }, bearer(token))).status).toBe(200);
     const revoked = await f.server.call('POST', '/dashboard/users/revoke', { table: 'users', id }, admin());
     expect(revoked.json.data.revoked).toBeGreaterThanOrEqual(1);
@@ -119,14 +119,9 @@ describe('cron', () => {
 
 describe('photos', () => {
   it('lists photos, serves a thumbnail to the admin without canView or the photo rate limit, and deletes', async () => {
-    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 40, b: 90 } } })
-      .png()
-      .toBuffer();
     // A fresh user token: the users test revoked the fixture's sessions.
-    const user = (await f.server.call('POST', '/auth/sign-in', { type: 'signIn', table: 'users', ...USER })).json.data.accessToken;
-    const up = await fetch(`${f.server.base}/img`, { method: 'POST', body: new Uint8Array(png), headers: { ...bearer(user), 'content-type': 'image/png' } });
-    expect(up.status).toBe(200);
-    const id = ((await up.json()) as { data: { id: string } }).data.id;
+    const user = (await signIn(f.server, 'users', USER.email, USER.password)).accessToken;
+    const id = await uploadPhoto(f.server, user);
     const list = await f.server.call('GET', '/dashboard/photos?limit=10', undefined, admin());
     expect(list.json.data.items[0]).toMatchObject({ id, mimeType: 'image/png', width: 64, height: 48 });
     const thumb = await fetch(`${f.server.base}/dashboard/photos/${id}?thumb=32x32`, { headers: admin() });

@@ -7,11 +7,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/server.js';
 import { launch, watchedPage, type Watched } from './browser.js';
-import { ADMIN, startDashboardServer, USER, type DashboardFixture } from './fixture.js';
+import { ADMIN, startDashboardServer, uploadPhoto, USER, type DashboardFixture } from './fixture.js';
 
 const TASKS = 120;
 const SHOTS = process.env.DASHBOARD_SCREENSHOTS;
@@ -37,11 +36,7 @@ async function signIn(p: Page): Promise<number> {
 
 beforeAll(async () => {
   [f, browser] = await Promise.all([startDashboardServer(TASKS), launch()]);
-  const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 30, g: 120, b: 200 } } })
-    .png()
-    .toBuffer();
-  const up = await fetch(`${f.server.base}/img`, { method: 'POST', body: new Uint8Array(png), headers: { ...bearer(f.userToken), 'content-type': 'image/png' } });
-  if (up.status !== 200) throw new Error(`photo upload failed: ${up.status}`);
+  await uploadPhoto(f.server, f.userToken);
   // 401 (the wrong password) and 400 (the validation error) are provoked on purpose.
   w = await watchedPage(browser, f.server.base, { width: 1280, height: 800 }, [400, 401]);
   page = w.page;

@@ -1,13 +1,11 @@
 /**
  * A conformance server with an admin row, a signed-up user and some tasks, for the dashboard's
- * API and browser tests.
+ * API and browser tests (built on the shared helpers of test/helpers/).
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { ROOT, secret, startServer, type TestServer } from '../helpers/server.js';
+import { rmSync } from 'node:fs';
+import { image } from '../helpers/photos.js';
+import { bearer, type TestServer } from '../helpers/server.js';
+import { signIn, signUp, startServerWithAdmin } from '../helpers/users.js';
 
 export const ADMIN = { email: 'root@example.com', password: 'admin-pass-1234' };
 export const USER = { email: 'ann@example.com', password: 'user-pass-1234' };
@@ -20,15 +18,9 @@ export interface DashboardFixture {
 }
 
 export async function startDashboardServer(tasks = 0): Promise<DashboardFixture> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tb-dash-'));
-  const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret() };
-  // The admin row must exist before the server opens the database, hashed with the same pepper.
-  const args = ['bin/tablebase.mjs', 'admin', 'create', '--project', 'examples/conformance', '--data', dataDir, '--table', 'admins', '--email', ADMIN.email, '--password', ADMIN.password];
-  await promisify(execFile)(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 });
-  const server = await startServer({ dataDir, env });
-  const admin = await server.call('POST', '/auth/sign-in', { type: 'signIn', table: 'admins', ...ADMIN });
-  const user = await server.call('POST', '/auth/sign-up', { type: 'signUp', table: 'users', ...USER });
-  if (admin.status !== 200 || user.status !== 200) throw new Error(`fixture sign-in failed: ${admin.text} ${user.text}`);
+  const { server, dataDir } = await startServerWithAdmin(ADMIN);
+  const admin = await signIn(server, 'admins', ADMIN.email, ADMIN.password);
+  const user = await signUp(server, USER.email, { password: USER.password });
   if (tasks > 0) {
     const objects = Array.from({ length: tasks }, (_, i) => ({ title: `Task ${String(i).padStart(3, '0')}`, priority: i, score: i / 2, tags: i % 2 ? ['odd'] : [] }));
     const r = await server.call('POST', '/db/many', { table: 'tasks', objects });
@@ -36,11 +28,19 @@ export async function startDashboardServer(tasks = 0): Promise<DashboardFixture>
   }
   return {
     server,
-    adminToken: admin.json.data.accessToken,
-    userToken: user.json.data.accessToken,
+    adminToken: admin.accessToken,
+    userToken: user.accessToken,
     dispose: async () => {
       await server.dispose();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Uploads a 64×48 PNG as `token`'s user; answers the photo id. */
+export async function uploadPhoto(server: TestServer, token: string): Promise<string> {
+  const png = await image(64, 48).png().toBuffer();
+  const up = await fetch(`${server.base}/img`, { method: 'POST', body: new Uint8Array(png), headers: { ...bearer(token), 'content-type': 'image/png' } });
+  if (up.status !== 200) throw new Error(`photo upload failed: ${up.status} ${await up.text()}`);
+  return ((await up.json()) as { data: { id: string } }).data.id;
 }
