@@ -23,6 +23,8 @@ export interface ServerDeps {
   readonly clientIp: (socketAddress: string, forwardedFor: string | undefined) => string;
   readonly log: Logger;
   readonly metrics: Metrics;
+  /** Told of every answer where metrics are recorded (the dashboard's request log; SPEC §11a Logs). */
+  readonly observe?: (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => void;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -60,7 +62,7 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
   } finally {
     const ms = performance.now() - start;
     app.metrics.record(route, res.statusCode, ms);
-    app.services.dashboard.observe(req.method ?? 'GET', route, res.statusCode, ms, requestId, ip);
+    app.observe?.(req.method ?? 'GET', route, res.statusCode, ms, requestId, ip);
   }
 }
 

@@ -166,7 +166,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     },
     listen: () =>
       new Promise((resolvePort, reject) => {
-        server = createServer({ router, services, corsOrigins: config.corsOrigins, clientIp: createClientIp(config.trustedProxies), log, metrics });
+        server = createServer({ router, services, corsOrigins: config.corsOrigins, clientIp: createClientIp(config.trustedProxies), log, metrics, observe: dashboard.observe });
         server.once('error', reject);
         server.listen(config.port, config.host, () => {
           if (project.cron?.length) cron = startScheduler(rt, project.cron);
