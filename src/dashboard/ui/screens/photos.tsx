@@ -1,17 +1,11 @@
 /** Photos (SPEC §11a): a grid of thumbnails with size, type, owner and date; `Delete`. */
 import { useEffect, useState } from 'preact/hooks';
+import type { PhotoRow } from '../../../define/project';
 import { api, ApiFailure, imageUrl } from '../api';
 import { ErrorBox, formatBytes, formatTime, Pager, useLoad } from '../components';
 
-interface Photo {
-  id: string;
-  mimeType: string;
-  size: number;
-  ownerId: string | null;
-  width: number;
-  height: number;
-  createdAt: string;
-}
+/** The server's `_photos` row (type-only import: nothing of the server is bundled). */
+type Photo = PhotoRow;
 
 /** Thumbnails come through fetch with the admin token, shown from blob: URLs (the CSP allows those). */
 function Thumb(props: { photo: Photo }) {
@@ -56,7 +50,7 @@ export function Photos() {
               <figcaption>
                 <span class="mono">{p.id}</span>
                 <span>
-                  {formatBytes(p.size)} · {p.mimeType} · {p.width}×{p.height}
+                  {formatBytes(p.size)} · {p.mimeType} · {p.width ?? '?'}×{p.height ?? '?'}
                 </span>
                 <span>owner {p.ownerId ?? '—'}</span>
                 <span>{formatTime(p.createdAt)}</span>
