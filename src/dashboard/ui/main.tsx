@@ -5,7 +5,7 @@
  */
 import './styles.css';
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { signOut } from './api';
 import { Link } from './components';
 import { href, navigate, useLocation } from './router';
@@ -71,8 +71,18 @@ function Frame() {
     navigate(href([]), true);
   };
   const title = SCREENS.find(([k]) => k === current)?.[1] ?? 'Overview';
+  const mounted = useRef(false);
   useEffect(() => {
     document.title = `${title} · Tablebase`;
+    // A screen change moves focus to its heading, so keyboard and screen-reader users start there.
+    if (mounted.current) {
+      const h1 = document.querySelector<HTMLElement>('#main h1');
+      if (h1) {
+        h1.tabIndex = -1;
+        h1.focus({ preventScroll: true });
+      }
+    }
+    mounted.current = true;
   }, [title]);
   return (
     <div class="frame">
