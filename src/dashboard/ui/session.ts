@@ -42,13 +42,3 @@ export function onSessionChange(listener: () => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
-
-/** The access token's claims, read without verifying (the server verifies every call). */
-export function claimsOf(token: string): { admin?: { isAdmin?: boolean }; userId?: string; exp?: number } {
-  try {
-    const part = token.split('.')[1] ?? '';
-    return JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/'))) as { admin?: { isAdmin?: boolean } };
-  } catch {
-    return {};
-  }
-}
