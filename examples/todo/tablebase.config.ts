@@ -15,6 +15,14 @@ const users = authTable('users', {
   rowRules: { canView: (jwt, row) => row.id === jwt?.userId },
 });
 
+/** Who may sign in to the admin dashboard at /_ (create one with `npx tablebase admin create`). */
+const admins = authTable('admins', {
+  prefix: 'ad',
+  columns: {},
+  admin: true,
+  authRules: { canSignIn: () => true, canSignUp: () => false, canPasswordReset: () => false },
+});
+
 const tasks = table('tasks', {
   prefix: 'tk',
   columns: {
@@ -61,4 +69,4 @@ const board = view('board', {
   rules: { canList: () => true, canCount: () => true, canView: () => true },
 });
 
-export default defineProject({ name: 'todo', tables: [users, tasks], views: [board] });
+export default defineProject({ name: 'todo', tables: [users, admins, tasks], views: [board] });

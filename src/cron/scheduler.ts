@@ -14,8 +14,23 @@ interface JobState {
   lastRunAt: string | null;
   lastStatus: 'running' | 'ok' | 'error' | null;
   lastError: string | null;
-  running: Promise<void> | null;
+  running: Promise<CronRun> | null;
+  /** The most recent runs, newest last (bounded: RECENT_RUNS). */
+  readonly runs: CronRun[];
 }
+
+/** One run of a job, kept for the dashboard (SPEC §11a Cron: recent runs per job). */
+export interface CronRun {
+  readonly job: string;
+  readonly trigger: 'schedule' | 'manual';
+  readonly startedAt: string;
+  finishedAt: string | null;
+  status: 'running' | 'ok' | 'error';
+  error: string | null;
+  durationMs: number | null;
+}
+
+const RECENT_RUNS = 20;
 
 /** What metrics and the dashboard read: each job's last and next run. */
 export interface CronStatus {
@@ -23,33 +38,42 @@ export interface CronStatus {
 }
 
 export interface Scheduler extends CronStatus {
-  /** Runs a job now (dashboard "run now"); a run already going is awaited, not doubled. */
-  runNow(name: string): Promise<void>;
+  /** Runs a job now (dashboard "run now"); a run already going is awaited, not doubled. Answers that run. */
+  runNow(name: string): Promise<CronRun>;
+  /** A job's recent runs, newest first; undefined for an unknown job. */
+  recentRuns(name: string): CronRun[] | undefined;
   /** Stops the timers and waits for runs in progress. */
   stop(): Promise<void>;
 }
 
 export function startScheduler(rt: Runtime, jobs: readonly CronJob[]): Scheduler {
   const states = new Map<string, JobState>();
-  const run = (s: JobState): Promise<void> => {
+  const run = (s: JobState, trigger: CronRun['trigger']): Promise<CronRun> => {
     if (s.running) return s.running; // never overlap
-    s.lastRunAt = new Date().toISOString();
+    const started = Date.now();
+    const record: CronRun = { job: s.job.name, trigger, startedAt: new Date(started).toISOString(), finishedAt: null, status: 'running', error: null, durationMs: null };
+    s.runs.push(record);
+    if (s.runs.length > RECENT_RUNS) s.runs.shift();
+    s.lastRunAt = record.startedAt;
     s.lastStatus = 'running';
     s.running = (async () => {
       const scope = new Scope(rt, null);
       try {
         await s.job.run(scope.context);
         scope.committed();
-        s.lastStatus = 'ok';
+        s.lastStatus = record.status = 'ok';
         s.lastError = null;
       } catch (err) {
         scope.failed();
-        s.lastStatus = 'error';
-        s.lastError = err instanceof Error ? err.message : String(err);
+        s.lastStatus = record.status = 'error';
+        s.lastError = record.error = err instanceof Error ? err.message : String(err);
         rt.log.error({ err, job: s.job.name }, 'cron job failed');
       } finally {
+        record.finishedAt = new Date().toISOString();
+        record.durationMs = Date.now() - started;
         s.running = null;
       }
+      return record;
     })();
     return s.running;
   };
@@ -61,11 +85,11 @@ export function startScheduler(rt: Runtime, jobs: readonly CronJob[]): Scheduler
     } catch (err) {
       throw new Error(`cron job "${job.name}": invalid schedule "${job.schedule}" (${(err as Error).message})`);
     }
-    const state: JobState = { job, timer, lastRunAt: null, lastStatus: null, lastError: null, running: null };
+    const state: JobState = { job, timer, lastRunAt: null, lastStatus: null, lastError: null, running: null, runs: [] };
     states.set(job.name, state);
   }
   for (const s of states.values()) {
-    s.timer.schedule(() => run(s));
+    s.timer.schedule(async () => void (await run(s, 'schedule')));
     s.timer.resume();
   }
   return {
@@ -81,7 +105,11 @@ export function startScheduler(rt: Runtime, jobs: readonly CronJob[]): Scheduler
     runNow: async (name) => {
       const s = states.get(name);
       if (!s) throw new Error(`no cron job named ${name}`);
-      await run(s);
+      return run(s, 'manual');
+    },
+    recentRuns: (name) => {
+      const s = states.get(name);
+      return s ? [...s.runs].reverse().map((r) => ({ ...r })) : undefined;
     },
     stop: async () => {
       for (const s of states.values()) s.timer.stop();

@@ -23,6 +23,8 @@ export interface ServerDeps {
   readonly clientIp: (socketAddress: string, forwardedFor: string | undefined) => string;
   readonly log: Logger;
   readonly metrics: Metrics;
+  /** Told of every answer where metrics are recorded (the dashboard's request log; SPEC §11a Logs). */
+  readonly observe?: (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => void;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -44,12 +46,13 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
   const requestId = requestIdOf(req);
   res.setHeader('x-request-id', requestId);
   let route = 'unmatched';
+  let ip = '';
   try {
     if (applyCors(app.corsOrigins, req, res)) return;
     const m = app.router.match(req.method ?? 'GET', path);
     if (!m) throw new ApiError('NOT_FOUND', 'No such route');
     route = `${m.route.method} ${m.route.path}`;
-    const ip = app.clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
+    ip = app.clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
     await runRoute(m.route, { req, res, services: app.services, path, search, params: m.params, ip, requestId }, app.services);
   } catch (err) {
     const e = toApiError(err);
@@ -57,7 +60,9 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
     sendError(res, e);
     drainRest(req);
   } finally {
-    app.metrics.record(route, res.statusCode, performance.now() - start);
+    const ms = performance.now() - start;
+    app.metrics.record(route, res.statusCode, ms);
+    app.observe?.(req.method ?? 'GET', route, res.statusCode, ms, requestId, ip);
   }
 }
 

@@ -9,6 +9,7 @@ import type { OAuthService } from '../auth/oauth/flow.js';
 import type { Metrics } from '../core/metrics.js';
 import type { Runtime } from '../core/runtime.js';
 import type { CronStatus } from '../cron/scheduler.js';
+import type { Dashboard } from '../dashboard/index.js';
 import type { EmailService } from '../email/index.js';
 import type { LiveEngine } from '../live/index.js';
 import type { PhotoService } from '../photos/index.js';
@@ -34,6 +35,7 @@ export interface Services {
   readonly cron: CronStatus | undefined;
   /** Devices, sending and delivery counts (SPEC §11b). */
   readonly push: PushService;
+  readonly dashboard: Dashboard;
   /** The OpenAPI document of this server, rendered once (SPEC §11). */
   readonly openapi: { readonly json: string; readonly yaml: string };
   /** OAuth / OpenID Connect sign-in (SPEC §8a). */

@@ -36,6 +36,7 @@ import type { Runtime } from '../core/runtime.js';
 import { prepareSchema } from './schema.js';
 import { startScheduler, type Scheduler } from '../cron/scheduler.js';
 import { createPushFor, pushInternalTables, setupPushFor, type PushService } from '../push/index.js';
+import { createDashboard, trackLive } from '../dashboard/index.js';
 
 export interface App {
   readonly rt: Runtime;
@@ -110,7 +111,8 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   const push = createPushFor(rt, pushSetup);
   rt.push = push;
   const READ = { one: 'get', list: 'list', count: 'count' } as const;
-  const live = createLiveEngine({ run: (q) => readData(rt, READ[q.kind], q.plan), log, maxOpen: config.maxStreams, maxPerIp: config.maxStreamsPerIp });
+  const census = trackLive(createLiveEngine({ run: (q) => readData(rt, READ[q.kind], q.plan), log, maxOpen: config.maxStreams, maxPerIp: config.maxStreamsPerIp }));
+  const live = census.engine;
   writer.onCommit(live.onCommit);
   const photos = createPhotoService({
     options: project.photos,
@@ -138,6 +140,9 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     get cron() {
       return cron;
     },
+    get dashboard() {
+      return dashboard;
+    },
     // SPEC §11: generated once per start, from the declarations and the model, on first request.
     // The server is `/`: wherever the document was fetched from, behind proxies and on any port.
     get openapi() {
@@ -150,6 +155,8 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   };
   // Validated now (a bad schedule fails the start); timers begin once the server listens.
   let cron: Scheduler | undefined;
+  const dashboard = createDashboard({ rt, auth, photos, photoRepo: photoRepo(rt), cron: () => cron, census });
+  void dashboard.assets().catch((err) => log.error({ err }, 'dashboard bundle failed'));
   const purgeAll = () => Promise.all([auth.sessions.purgeExpired(), auth.otp.purgeExpired(), oauth.states.purgeExpired()]);
   const purge = setInterval(() => void purgeAll().catch((err) => log.warn({ err }, 'session purge failed')), 3_600_000).unref();
   // Revocations written by another process (`tablebase admin create`, another node) reach this
@@ -170,7 +177,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     },
     listen: () =>
       new Promise((resolvePort, reject) => {
-        server = createServer({ router, services, corsOrigins: config.corsOrigins, clientIp: createClientIp(config.trustedProxies), log, metrics });
+        server = createServer({ router, services, corsOrigins: config.corsOrigins, clientIp: createClientIp(config.trustedProxies), log, metrics, observe: dashboard.observe });
         server.once('error', reject);
         server.listen(config.port, config.host, () => {
           if (project.cron?.length) cron = startScheduler(rt, project.cron);

@@ -1,0 +1,85 @@
+/**
+ * The dashboard's browser assets (SPEC §11a): the TypeScript/Preact sources under `ui/` bundled by
+ * esbuild once, when the server starts, and kept in memory with gzip copies and ETags. So
+ * `npm start` serves the dashboard with no separate build step, and nothing is fetched from any
+ * other origin: every script and style is one of these files.
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+export interface Asset {
+  readonly body: Buffer;
+  readonly gzip: Buffer;
+  readonly type: string;
+  readonly etag: string;
+}
+
+export interface DashboardAssets {
+  /** `index.html`, `app.js`, `app.css` by file name. */
+  readonly files: ReadonlyMap<string, Asset>;
+  /** Milliseconds the bundling took. */
+  readonly buildMs: number;
+}
+
+const UI_DIR = join(import.meta.dirname, 'ui');
+
+function asset(body: Buffer, type: string): Asset {
+  return { body, gzip: gzipSync(body, { level: 9 }), type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+}
+
+/** The page: no inline script or style, so the CSP can forbid both. */
+function indexHtml(js: Asset, css: Asset, adminTables: readonly string[]): string {
+  const v = (a: Asset) => encodeURIComponent(a.etag.slice(1, 9));
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Tablebase dashboard</title>
+<meta name="tablebase-admin-tables" content="${adminTables.map((t) => t.replace(/[^a-z0-9_]/g, '')).join(' ')}">
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/_/assets/app.css?v=${v(css)}">
+<script type="module" src="/_/assets/app.js?v=${v(js)}"></script>
+</head>
+<body><div id="app"></div></body>
+</html>
+`;
+}
+
+/** `adminTables` go into the page as a meta tag (not a script), so the sign-in form can offer them. */
+export async function buildDashboardAssets(adminTables: readonly string[]): Promise<DashboardAssets> {
+  const started = performance.now();
+  const { build } = await import('esbuild');
+  const result = await build({
+    entryPoints: { app: join(UI_DIR, 'main.tsx') },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    target: ['chrome110', 'firefox110', 'safari16'],
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    write: false,
+    outdir: '/dashboard-assets',
+    logLevel: 'silent',
+    legalComments: 'none',
+    // The UI type-checks against its own tsconfig (ui/tsconfig.json); esbuild only strips types.
+    tsconfigRaw: { compilerOptions: { jsx: 'react-jsx', jsxImportSource: 'preact' } },
+  });
+  const find = (ext: string) => {
+    const f = result.outputFiles.find((o) => o.path.endsWith(ext));
+    if (!f) throw new Error(`dashboard bundle produced no ${ext}`);
+    return Buffer.from(f.contents);
+  };
+  const js = asset(find('.js'), 'text/javascript; charset=utf-8');
+  const css = asset(find('.css'), 'text/css; charset=utf-8');
+  const html = asset(Buffer.from(indexHtml(js, css, adminTables)), 'text/html; charset=utf-8');
+  return {
+    files: new Map([
+      ['index.html', html],
+      ['app.js', js],
+      ['app.css', css],
+    ]),
+    buildMs: Math.round(performance.now() - started),
+  };
+}

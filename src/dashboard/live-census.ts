@@ -1,0 +1,54 @@
+/**
+ * Open streams by route and table for the dashboard's Live screen (SPEC §11a Live). Wraps the
+ * live engine's `subscribe` and counts until each stream's unsubscribe; the engine itself keeps
+ * only totals.
+ */
+import type { LiveEngine } from '../live/index.js';
+
+const ROUTE = { one: 'GET /db/stream', list: 'GET /db/stream/list', count: 'GET /db/stream/count' } as const;
+
+export interface StreamCount {
+  readonly route: string;
+  readonly table: string;
+  readonly open: number;
+}
+
+export interface LiveCensus {
+  readonly engine: LiveEngine;
+  streams(): StreamCount[];
+}
+
+export function liveCensus(inner: LiveEngine): LiveCensus {
+  const open = new Map<string, number>();
+  const engine: LiveEngine = {
+    subscribe(q, subscriber, ip) {
+      const unsubscribe = inner.subscribe(q, subscriber, ip); // throws over the caps: nothing counted
+      const key = `${ROUTE[q.kind]}\u0000${q.plan.collection.name}`;
+      open.set(key, (open.get(key) ?? 0) + 1);
+      let done = false;
+      return () => {
+        if (!done) {
+          done = true;
+          const n = (open.get(key) ?? 1) - 1;
+          if (n > 0) open.set(key, n);
+          else open.delete(key);
+        }
+        unsubscribe();
+      };
+    },
+    onCommit: (changes) => inner.onCommit(changes),
+    get version() {
+      return inner.version;
+    },
+    stats: () => inner.stats(),
+    close: () => inner.close(),
+  };
+  return {
+    engine,
+    streams: () =>
+      [...open].map(([key, n]) => {
+        const [route, table] = key.split('\u0000') as [string, string];
+        return { route, table, open: n };
+      }),
+  };
+}

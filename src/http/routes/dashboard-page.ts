@@ -1,0 +1,76 @@
+/**
+ * GET /_ and everything under /_/ (SPEC §11, §11a): the dashboard's single page and its bundled
+ * assets, from memory. Every screen's URL answers the same page (the app routes on the client),
+ * so deep links and reloads work. Headers: a strict CSP with no inline script or style and no
+ * other origin, and no framing at all (`X-Frame-Options: DENY`, `frame-ancestors 'none'`).
+ */
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '../../core/errors.js';
+import type { DashboardAssets } from '../../dashboard/assets.js';
+import { defineRoute, raw } from '../declare.js';
+import { Screen } from './dashboard-schemas.js';
+
+export const DASHBOARD_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' blob: data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SECURITY_HEADERS = {
+  'content-security-policy': DASHBOARD_CSP,
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+/** `assets/app.js` and `assets/app.css` are files; every other path is a screen: the page. */
+function answer(assets: DashboardAssets, params: Readonly<Record<string, string | undefined>>, headers: Headers) {
+  const isAsset = params.screen === 'assets';
+  if (isAsset && (params.sub !== undefined || !/^app\.(js|css)$/.test(params.item ?? ''))) throw new ApiError('NOT_FOUND', 'No such asset');
+  const file = assets.files.get(isAsset ? params.item! : 'index.html')!;
+  const common = {
+    ...SECURITY_HEADERS,
+    // Assets are fingerprinted by `?v=` in the page; the page itself is revalidated every time.
+    'cache-control': isAsset ? 'public, max-age=31536000, immutable' : 'no-cache',
+    etag: file.etag,
+    vary: 'accept-encoding',
+  };
+  if (headers['if-none-match'] === file.etag) return raw(304, common, '');
+  const gzip = /\bgzip\b/.test(String(headers['accept-encoding'] ?? ''));
+  return raw(200, { ...common, 'content-type': file.type, ...(gzip ? { 'content-encoding': 'gzip' } : {}) }, gzip ? file.gzip : file.body);
+}
+
+// No `/_/` entry: OpenAPI linters reject a trailing slash, and the app links to `/_` itself.
+const PATHS = [
+  ['/_', undefined],
+  ['/_/:screen', Type.Object({ screen: Screen })],
+  ['/_/:screen/:item', Type.Object({ screen: Screen, item: Screen })],
+  ['/_/:screen/:item/:sub', Type.Object({ screen: Screen, item: Screen, sub: Screen })],
+] as const;
+
+export const dashboardPageRoutes = PATHS.map(([path, params], i) =>
+  defineRoute({
+    method: 'GET',
+    path,
+    family: 'dashboard',
+    summary: i === 0 ? 'The admin dashboard (HTML)' : 'A dashboard screen (the same page) or one of its assets',
+    description:
+      "Any screen URL answers the single-page app; /_/assets/app.js and /_/assets/app.css are its bundle. Sent with a strict Content-Security-Policy, X-Frame-Options: DENY and frame-ancestors 'none'.",
+    operationId: i === 0 ? 'dashboardPage' : `dashboardPage${i}`,
+    access: 'public',
+    params,
+    responses: { 200: { description: 'The page (text/html) or an asset', content: { 'text/html': Type.String() } }, 304: 'Not modified' },
+    errors: ['NOT_FOUND'],
+    handler: async ({ params: p, headers }, s) => answer(await s.dashboard.assets(), p as Record<string, string | undefined>, headers),
+  }),
+);
