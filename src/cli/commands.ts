@@ -39,6 +39,14 @@ export interface Command {
 
 export const COMMANDS: readonly Command[] = [
   {
+    name: 'init',
+    operands: 'DIR',
+    positionals: 1,
+    summary: 'Write a new project into DIR: config, .env with random secrets, tsconfig, README, .gitignore.',
+    flags: [{ name: 'force', help: 'write into DIR even when it is not empty (existing files are kept)' }],
+    run: async (a) => (await import('./init.js')).init(a),
+  },
+  {
     name: 'serve',
     summary: 'Serve the project (applies pending migrations, refuses schema drift).',
     flags: SERVER,

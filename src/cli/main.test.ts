@@ -45,7 +45,7 @@ describe('tablebase CLI', () => {
     [['serve', '--port'], '--port needs a value: --port PORT'],
     [['openapi', '--format', 'xml'], '--format must be json or yaml, not "xml"'],
     [['serve', 'postgres://u:pw@h/db'], 'unexpected argument "postgres://…" for `serve`'],
-    
+
     [['migrate'], '`migrate` needs a sub-command: generate, apply, status (see `tablebase migrate generate --help`)'],
     [['gen', 'server'], '`gen` has no sub-command "server": client (see `tablebase gen client --help`)'],
     [['frobnicate'], 'unknown command "frobnicate" (see `tablebase --help`)'],
