@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, secret } from './helpers/server.js';
+import { ROOT, secret, startServer } from './helpers/server.js';
 
 const run = (args: string[], env: Record<string, string> = {}) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((res) =>
@@ -37,5 +37,26 @@ describe('strict CLI (real process)', () => {
     const r = await run(['dev', '--help']);
     expect(r.code).toBe(0);
     for (const f of ['--project DIR', '--data DIR', '--host HOST', '--port PORT', '--database URL', '--redis URL', '--help']) expect(r.stdout).toContain(f);
+  });
+});
+
+describe('request logs (real process)', () => {
+  const poll = async (read: () => string, re: RegExp) => {
+    for (let i = 0; i < 50 && !re.test(read()); i++) await new Promise((r) => setTimeout(r, 50));
+    return read();
+  };
+
+  it('serve writes one JSON line per request; LOG_FORMAT=pretty turns it into a short line', async () => {
+    const json = await startServer();
+    const pretty = await startServer({ env: { LOG_FORMAT: 'pretty', NO_COLOR: '1' } });
+    try {
+      await json.call('GET', '/health', undefined, { 'x-request-id': 'log-test-1' });
+      await pretty.call('GET', '/nope', undefined, { 'x-request-id': 'log-test-2' });
+      const line = (await poll(json.log, /log-test-1/)).split('\n').find((l) => l.includes('log-test-1'))!;
+      expect(JSON.parse(line)).toMatchObject({ level: 30, msg: 'request', method: 'GET', path: '/health', status: 200, requestId: 'log-test-1' });
+      expect(await poll(pretty.log, /log-test-2/)).toMatch(/INFO: GET \/nope 404 [\d.]+ms log-test-2\n/);
+    } finally {
+      await Promise.all([json.dispose(), pretty.dispose()]);
+    }
   });
 });

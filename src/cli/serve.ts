@@ -5,6 +5,7 @@
 import { createApp } from '../core/app.js';
 import { resolveConfig } from '../core/config.js';
 import { loadProject } from '../core/load-project.js';
+import { createLogger, logFormat } from '../core/logger.js';
 import { loadSecrets } from '../auth/secrets.js';
 import { configFlags, projectDirOf, type Args } from './args.js';
 import { refuseUnsupportedStorage } from './project-context.js';
@@ -15,7 +16,9 @@ export async function serve(args: Args, mode: 'apply' | 'auto'): Promise<void> {
   const secrets = loadSecrets(process.env, projectDir);
   const config = resolveConfig(configFlags(args, projectDir), process.env, project, secrets);
   refuseUnsupportedStorage(config);
-  const app = await createApp(project, config, { migrate: mode });
+  // dev talks to a person at a terminal, serve to a log collector (issue #16); LOG_FORMAT overrides.
+  const log = createLogger(undefined, logFormat(process.env, mode === 'auto' ? 'pretty' : 'json'));
+  const app = await createApp(project, config, { migrate: mode, log });
   const port = await app.listen();
   app.rt.log.info({ host: config.host, port, project: config.projectDir, data: config.dataDir }, `Tablebase listening on http://${config.host}:${port}`);
   let stopping = false;

@@ -7,6 +7,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { randomBytes } from 'node:crypto';
 import type { App } from '../core/app.js';
 import { ApiError, toApiError } from '../core/errors.js';
+import { logRequest } from '../core/logger.js';
 import { applyCors } from './cors.js';
 import { drainRest } from './linger.js';
 import { sendError } from './respond.js';
@@ -43,7 +44,9 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse): Prom
     sendError(res, e);
     drainRest(req);
   } finally {
-    app.metrics.record(route, res.statusCode, performance.now() - start);
+    const ms = performance.now() - start;
+    app.metrics.record(route, res.statusCode, ms);
+    logRequest(app.rt.log, { method: req.method ?? 'GET', path, route, status: res.statusCode, ms, requestId });
   }
 }
 
