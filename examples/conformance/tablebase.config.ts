@@ -189,4 +189,5 @@ export default defineProject({
   email: {
     links: { verify: 'http://localhost/verify?token={token}', reset: 'http://localhost/reset?token={token}' },
   },
+  openapi: { license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' } },
 });

@@ -64,6 +64,11 @@ export interface ServerOptions {
   redisUrl?: string;
 }
 
+export interface OpenApiInfo {
+  /** The license of the API, shown in `info.license` (default: `{ name: 'Proprietary' }`). */
+  license?: { name: string; url?: string };
+}
+
 export interface AuthSettings {
   /** Access-token lifetime: seconds or "1h" (default 1 hour). */
   accessTokenTtl?: number | string;
@@ -83,6 +88,8 @@ export interface ProjectDefinition {
   email?: EmailOptions;
   auth?: AuthSettings;
   server?: ServerOptions;
+  /** What the OpenAPI document says about the API itself (SPEC §11). */
+  openapi?: OpenApiInfo;
   push?: Record<string, unknown>;
 }
 

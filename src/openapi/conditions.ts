@@ -5,7 +5,7 @@
  */
 import type { ScalarKind } from '../define/columns.js';
 import { CONDITION_FAMILIES, OPERATORS, type ConditionFamily, type Operator } from './columns.js';
-import { timestampInput, scalarSchema, type JsonSchema } from './values.js';
+import { orNull, timestampInput, scalarSchema, type JsonSchema } from './values.js';
 
 export const conditionName = (family: ConditionFamily): string => `Condition.${family}`;
 
@@ -41,7 +41,7 @@ function operatorSchema(family: ConditionFamily, op: Operator): JsonSchema {
       return { type: 'boolean', description };
     case 'eq':
     case 'ne':
-      return { ...value, nullable: true, description };
+      return { ...orNull(value), description };
     case 'in':
     case 'nin':
       return { type: 'array', items: value, maxItems: 1000, description };

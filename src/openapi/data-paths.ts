@@ -7,6 +7,7 @@ import type { CollectionModel } from '../core/model.js';
 import { bodySchemas } from './bodies.js';
 import { exampleRow } from './collection-schemas.js';
 import { errors, RATE_LIMIT_HEADERS } from './components.js';
+import { orNull } from './values.js';
 import {
   anyOf,
   envelope,
@@ -29,7 +30,7 @@ const WRITE_ERRORS = errors('BadRequest', 'Unauthorized', 'Forbidden', 'NotFound
 
 const rows = (cs: readonly CollectionModel[]): JsonSchema => anyOf(cs.map((c) => partRef(c, 'Row')));
 /** A row or null; `$ref` siblings are ignored in OpenAPI 3.0, so the refs sit inside `anyOf`. */
-const nullableRows = (cs: readonly CollectionModel[]): JsonSchema => ({ nullable: true, anyOf: cs.length ? cs.map((c) => partRef(c, 'Row')) : [{ type: 'object' }] });
+const nullableRows = (cs: readonly CollectionModel[]): JsonSchema => orNull({ anyOf: cs.length ? cs.map((c) => partRef(c, 'Row')) : [{ type: 'object' }] });
 const page = (cs: readonly CollectionModel[]): JsonSchema => ({
   type: 'object',
   required: ['items', 'total'],
@@ -106,7 +107,8 @@ function streamOk(description: string, data: JsonSchema, exampleData: unknown): 
             description: 'With `Accept: application/x-ndjson`: one JSON document per line; an empty line is the heartbeat; an `{"error": {...}}` line precedes a close.',
             oneOf: [envelope(data), schemaRef('Error')],
           },
-          example: `${line}\n`,
+          // One line's document; the framing (a newline after each) is in the description.
+          example: { data: exampleData },
         },
       },
     },
@@ -261,7 +263,7 @@ function customOperation(ctx: DocContext): OperationObject {
     ],
     requestBody: jsonBody(ctx, 'CustomBody', ctx.customTables),
     responses: {
-      '200': ok('Whatever the operation\'s handler answers, as `{"data": ...}`', { description: "the handler's answer", nullable: true }, sampleRow(ctx)),
+      '200': ok('Whatever the operation\'s handler answers, as `{"data": ...}`', { description: "the handler's answer: any JSON value, null included" }, sampleRow(ctx)),
       ...WRITE_ERRORS,
       ...errors('NotImplemented'),
     },
