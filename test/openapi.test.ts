@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/core/app.js';
+import { createApp } from '../src/server/app.js';
 import { resolveConfig } from '../src/core/config.js';
 import { createLogger } from '../src/core/logger.js';
 import type { Route } from '../src/http/routes.js';

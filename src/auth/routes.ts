@@ -3,7 +3,7 @@
  * rate limit (per auth table and auth operation) → auth rules → body checks → auth SQL through
  * the writer → auth hooks. Sign-up and sign-in answer {user, accessToken, refreshToken, expiresIn}.
  */
-import type { App } from '../core/app.js';
+import type { Services as App } from '../http/services.js';
 import { ApiError, badRequest } from '../core/errors.js';
 import type { CollectionModel } from '../core/model.js';
 import type { Jwt } from '../define/types.js';
@@ -36,7 +36,7 @@ function authTableOf(app: App, table: unknown): CollectionModel {
 }
 
 async function limit(ctx: RequestContext, table: string, op: string): Promise<void> {
-  const h = ctx.app.rt.limiter.enforce(ctx.ip, table, op);
+  const h = ctx.services.rt.limiter.enforce(ctx.ip, table, op);
   const headers = h instanceof Promise ? await h : h;
   if (headers) setHeaders(ctx.res, headers);
 }
@@ -78,7 +78,7 @@ async function authHook(app: App, jwt: Jwt | null, run: (scope: Scope) => unknow
 }
 
 export async function signUp(ctx: RequestContext): Promise<void> {
-  const { app } = ctx;
+  const app = ctx.services;
   const body = await jsonBody(ctx.req, ctx.search, app.config.maxBodyBytes);
   const c = authTableOf(app, body.table);
   await limit(ctx, c.name, 'signUp'); //                                        1
@@ -104,7 +104,7 @@ export async function signUp(ctx: RequestContext): Promise<void> {
 }
 
 export async function signIn(ctx: RequestContext): Promise<void> {
-  const { app } = ctx;
+  const app = ctx.services;
   const body = await jsonBody(ctx.req, ctx.search, app.config.maxBodyBytes);
   const c = authTableOf(app, body.table);
   await limit(ctx, c.name, 'signIn');
@@ -133,7 +133,7 @@ export async function signIn(ctx: RequestContext): Promise<void> {
 }
 
 export async function refresh(ctx: RequestContext): Promise<void> {
-  const { app } = ctx;
+  const app = ctx.services;
   const body = await jsonBody(ctx.req, ctx.search, app.config.maxBodyBytes);
   if (body.table !== undefined) await limit(ctx, authTableOf(app, body.table).name, 'refresh');
   if (typeof body.refreshToken !== 'string') throw badRequest('/refreshToken', '"refreshToken" is required');
@@ -152,7 +152,7 @@ export async function refresh(ctx: RequestContext): Promise<void> {
 }
 
 export async function logout(ctx: RequestContext): Promise<void> {
-  const { app } = ctx;
+  const app = ctx.services;
   const jwt = await app.rt.tokens.verify(ctx.req.headers.authorization);
   if (!jwt) throw new ApiError('UNAUTHENTICATED');
   await app.auth.sessions.logout(sessionIdOf(jwt));
@@ -164,7 +164,7 @@ export async function logout(ctx: RequestContext): Promise<void> {
 
 /** Sends (or resends) the verification email; 200 whether or not the address is known. */
 export async function verifyEmail(ctx: RequestContext): Promise<void> {
-  const { app } = ctx;
+  const app = ctx.services;
   const body = await jsonBody(ctx.req, ctx.search, app.config.maxBodyBytes);
   const c = authTableOf(app, body.table);
   await limit(ctx, c.name, 'verifyEmail');
@@ -180,7 +180,7 @@ export async function verifyEmail(ctx: RequestContext): Promise<void> {
 
 /** 200 whether or not the address exists; `canPasswordReset` may silently suppress it (SPEC §13.3). */
 export async function resetPassword(ctx: RequestContext): Promise<void> {
-  const { app } = ctx;
+  const app = ctx.services;
   const body = await jsonBody(ctx.req, ctx.search, app.config.maxBodyBytes);
   const c = authTableOf(app, body.table);
   await limit(ctx, c.name, 'passwordReset');
@@ -193,7 +193,7 @@ export async function resetPassword(ctx: RequestContext): Promise<void> {
 }
 
 export async function confirm(ctx: RequestContext): Promise<void> {
-  const { app } = ctx;
+  const app = ctx.services;
   const rt = app.rt;
   const body = await jsonBody(ctx.req, ctx.search, app.config.maxBodyBytes);
   // The body names no table; one may be given to key the rate limit (docs/decisions.md).

@@ -5,8 +5,6 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError, badRequest } from '../core/errors.js';
 
-export const DEFAULT_MAX_BODY = 1024 * 1024;
-
 function tooLarge(): ApiError {
   return new ApiError('PAYLOAD_TOO_LARGE');
 }

@@ -16,6 +16,7 @@ import { collectionSchemas } from './collection-schemas.js';
 import { errorResponses, errorSchema, headers, securitySchemes } from './components.js';
 import { conditionComponents } from './conditions.js';
 import { docContext, headerRef, nameEnum, openApiPath, routeKey, type JsonSchema } from './context.js';
+import { describeDeclared } from './declared.js';
 import { photoSchemas } from './photo-paths.js';
 import { genericOperation, routeDoc, type RouteInfo } from './registry.js';
 import { systemSchemas } from './system-paths.js';
@@ -71,11 +72,11 @@ export function buildOpenApi(model: ProjectModel, routes: readonly RouteInfo[], 
     const key = routeKey(route.method, route.path);
     if (seen.has(key)) continue;
     seen.add(key);
-    const doc = routeDoc(route.method, route.path);
+    const doc = route.declared ? undefined : routeDoc(route.method, route.path);
     const group = route.group ?? doc?.group ?? 'system';
     groups.add(group);
-    const body = doc ? doc.describe(ctx) : genericOperation(route);
-    const operationId = uniqueId(operationIds, doc?.operationId ?? idFrom(route));
+    const body = route.declared ? describeDeclared(route.declared, ctx) : doc ? doc.describe(ctx) : genericOperation(route);
+    const operationId = uniqueId(operationIds, route.declared?.declaration.operationId ?? doc?.operationId ?? idFrom(route));
     const p = (paths[openApiPath(route.path)] ??= {});
     p[route.method.toLowerCase()] = { tags: [group], summary: route.summary || doc?.summary || key, operationId, ...body };
   }

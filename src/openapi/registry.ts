@@ -4,6 +4,7 @@
  * served document always lists it) marked `x-tablebase-generic`; `undocumentedRoutes` reports
  * those, and the tests fail on them, so a new route cannot ship without its description.
  */
+import type { DeclaredRoute } from '../http/declare.js';
 import { authRoutes } from './auth-paths.js';
 import { openApiPath, routeKey, schemaRef, type OperationObject, type RouteDoc } from './context.js';
 import { dataRoutes } from './data-paths.js';
@@ -18,6 +19,8 @@ export interface RouteInfo {
   readonly path: string;
   readonly group?: string;
   readonly summary?: string;
+  /** Set for declared routes: the document comes from the declaration. */
+  readonly declared?: DeclaredRoute;
 }
 
 export const ROUTE_DOCS: readonly RouteDoc[] = Object.freeze([...dataRoutes, ...authRoutes, ...photoRoutes, ...systemRoutes]);

@@ -5,8 +5,7 @@
  */
 import type { ColumnModel } from '../core/model.js';
 import type { ColumnSpec } from '../define/columns.js';
-import type { RawRow } from './driver.js';
-import type { Row } from './plan.js';
+import type { RawRow, Row } from './plan.js';
 
 /** Adds a parameter value and answers its placeholder. */
 export type Bind = (value: unknown) => string;
