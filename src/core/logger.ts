@@ -38,10 +38,12 @@ const REQUEST_FIELDS = ['method', 'path', 'route', 'status', 'ms', 'requestId'] 
 
 /**
  * pino-pretty in-process (no worker thread): `19:04:24.406 INFO  POST /db 200 3.1ms a1b2c3d4-5`.
- * Colours only when stdout is a terminal, or when FORCE_COLOR asks (NO_COLOR wins).
+ * Colours only when stdout is a terminal, or when FORCE_COLOR asks (NO_COLOR and FORCE_COLOR=0 win).
  */
 function prettyStream(destination: NodeJS.WritableStream | undefined): DestinationStream {
-  const colorize = !process.env.NO_COLOR && (Boolean(process.env.FORCE_COLOR) || (!destination && process.stdout.isTTY === true));
+  // The usual conventions: NO_COLOR set turns colour off; FORCE_COLOR=0|false too; any other FORCE_COLOR turns it on.
+  const force = process.env.FORCE_COLOR;
+  const colorize = !process.env.NO_COLOR && force !== '0' && force !== 'false' && (force !== undefined || (!destination && process.stdout.isTTY === true));
   return pretty({
     colorize,
     ...(destination ? { destination } : {}),
