@@ -61,8 +61,7 @@ const TSCONFIG = `{
     "moduleResolution": "NodeNext",
     "strict": true,
     "noEmit": true,
-    "skipLibCheck": true,
-    "types": []
+    "skipLibCheck": true
   },
   "include": ["tablebase.config.ts"]
 }
@@ -115,7 +114,7 @@ const PACKAGE = (o: TemplateOptions) =>
       type: 'module',
       scripts: { dev: 'tablebase dev', start: 'tablebase serve', typecheck: 'tsc -p .', client: 'tablebase gen client' },
       dependencies: { tablebase: o.tablebaseSpec },
-      devDependencies: { typescript: '^5.9.0' },
+      devDependencies: { typescript: '^5.9.0', '@types/node': '^20.0.0' },
     },
     null,
     2,
