@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { typecheck } from '../src/client/typecheck.js';
-import { buildOpenApi, specRoutes } from '../src/openapi/index.js';
+import { routeTable } from '../src/http/routes.js';
+import { buildOpenApi } from '../src/openapi/index.js';
 import { kitchenSinkModel } from '../src/openapi/fixtures.js';
 import { upgradeTo31 } from './helpers/openapi31.js';
 import { ROOT, startServer, type TestServer } from './helpers/server.js';
@@ -68,7 +69,7 @@ describe('OpenAPI document in the ecosystem', () => {
   });
 
   it('a project with every column kind, internal tables with rules and a view lints clean too', async () => {
-    const sink = buildOpenApi(kitchenSinkModel(), specRoutes(), { serverUrl: '/' });
+    const sink = buildOpenApi(kitchenSinkModel(), routeTable(), { serverUrl: '/' });
     writeFileSync(join(dir, 'sink.json'), JSON.stringify(sink));
     // The fixture declares no license, so it gets the default `{ name: 'Proprietary' }`, which has no URL.
     expect(await redoclyLint(join(dir, 'sink.json'))).toEqual(['warn info-license-strict at #/info/license/url: License object should contain `url` field.']);

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import type { Project } from '../define/project.js';
 
 /** SPEC §2: request bodies past this many bytes are 413 unless the project sets `server.maxBodyBytes`. */
-export const DEFAULT_MAX_BODY = 1024 * 1024;
+const DEFAULT_MAX_BODY = 1024 * 1024;
 
 export interface AppConfig {
   readonly projectDir: string;

@@ -1,56 +1,29 @@
 /**
- * THE route table: every route the server answers, on one screen, in the seed's order. The
- * OpenAPI document is generated from this table and the project, and a test fails when a route
- * here is missing from the document.
+ * THE route table: every route the server answers, one family per line, in the seed's order.
+ * Each family is declared in one file under ./routes/ (see ./declare.ts for how); the lifecycle,
+ * request validation and the OpenAPI document are all generated from these declarations.
  */
-import type { RequestContext } from './context.js';
-import { dataRoutes } from './routes/data.js';
-import { streamRoutes } from './routes/stream.js';
 import type { DeclaredRoute } from './declare.js';
-import { runRoute } from './lifecycle.js';
+import { authRoutes } from './routes/auth.js';
 import { dashboardRoutes } from './routes/dashboard.js';
+import { dataRoutes } from './routes/data.js';
 import { emailRoutes } from './routes/email.js';
-import { systemRoutes } from './routes/system.js';
 import { photoRoutes } from './routes/photos.js';
-import { confirm, logout, refresh, resetPassword, signIn, signUp, verifyEmail } from '../auth/routes.js';
+import { streamRoutes } from './routes/stream.js';
+import { systemRoutes } from './routes/system.js';
 
-export type RouteHandler = (ctx: RequestContext) => Promise<void> | void;
-
-export type RouteGroup = DeclaredRoute['family'];
-
-export interface Route {
-  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  readonly path: string;
-  readonly group: RouteGroup;
-  readonly summary: string;
-  readonly handler: RouteHandler;
-  /** The declaration the route was made from (http/declare.ts); documented and validated from it. */
-  readonly declared?: DeclaredRoute;
-}
-
-const r = (method: Route['method'], path: string, group: RouteGroup, summary: string, handler: RouteHandler): Route => Object.freeze({ method, path, group, summary, handler });
-
-/** A declared route in the table: the lifecycle of http/lifecycle.ts runs it. */
-const d = (route: DeclaredRoute): Route =>
-  Object.freeze({ method: route.method, path: route.path, group: route.family, summary: route.summary, declared: route, handler: (ctx: RequestContext) => runRoute(route, ctx, ctx.services) });
+export type Route = DeclaredRoute;
 
 /** Every route, in one list. Pure: the CLI reads it without opening a database. */
 export function routeTable(extra: readonly Route[] = []): Route[] {
-  const entries: (Route | DeclaredRoute)[] = [
-    ...dataRoutes,
-    ...streamRoutes,
-    ...photoRoutes,
-    r('POST', '/auth/sign-up', 'auth', 'Create an account and sign in', signUp),
-    r('POST', '/auth/sign-in', 'auth', 'Sign in with email and password', signIn),
-    r('POST', '/auth/verify-email', 'auth', 'Send (or resend) the verification email', verifyEmail),
-    r('POST', '/auth/confirm', 'auth', 'Confirm an email verification or a password reset', confirm),
-    r('POST', '/auth/reset-password', 'auth', 'Send a password-reset email', resetPassword),
-    r('POST', '/auth/refresh', 'auth', 'Rotate a refresh token for a new token pair', refresh),
-    r('POST', '/auth/logout', 'auth', 'End the session of the bearer token', logout),
-    ...dashboardRoutes,
-    ...emailRoutes,
+  return [
+    ...dataRoutes, //      /db, /db/many, /db/custom/:name          routes/data.ts
+    ...streamRoutes, //    /db/stream, /db/stream/list, …/count     routes/stream.ts
+    ...photoRoutes, //     /img, /img/:id                           routes/photos.ts
+    ...authRoutes, //      /auth/*                                  routes/auth.ts
+    ...dashboardRoutes, // /dashboard/*                             routes/dashboard.ts
+    ...emailRoutes, //     /email                                   routes/email.ts
     ...extra,
-    ...systemRoutes,
+    ...systemRoutes, //    /swagger.json, /swagger.yaml, /health    routes/system.ts
   ];
-  return entries.map((e) => ('declaration' in e ? d(e) : e));
 }

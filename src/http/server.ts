@@ -9,6 +9,7 @@ import type { Metrics } from '../core/metrics.js';
 import { ApiError, toApiError } from '../core/errors.js';
 import { logRequest, type Logger } from '../core/logger.js';
 import { applyCors } from './cors.js';
+import { runRoute } from './lifecycle.js';
 import { drainRest } from './linger.js';
 import { sendError } from './respond.js';
 import type { Router } from './router.js';
@@ -49,7 +50,7 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
     if (!m) throw new ApiError('NOT_FOUND', 'No such route');
     route = `${m.route.method} ${m.route.path}`;
     const ip = app.clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
-    await m.handler({ req, res, services: app.services, path, search, params: m.params, ip, requestId });
+    await runRoute(m.route, { req, res, services: app.services, path, search, params: m.params, ip, requestId }, app.services);
   } catch (err) {
     const e = toApiError(err);
     if (e.status >= 500) app.log.error({ err: e.cause ?? err, requestId, route }, 'request failed');

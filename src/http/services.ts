@@ -3,6 +3,7 @@
  * behind its own interface. Handlers never see the whole app (no listen/close, no router) and
  * never the node:http objects; a new family adds its service here (e.g. `push`).
  */
+import type { AuthFlows } from '../auth/flows.js';
 import type { AuthServices } from '../auth/index.js';
 import type { Metrics } from '../core/metrics.js';
 import type { Runtime } from '../core/runtime.js';
@@ -22,6 +23,8 @@ export interface Services {
   readonly rt: Runtime;
   readonly config: RouteSettings;
   readonly auth: AuthServices;
+  /** Sign-up, sign-in, refresh, logout, verification and reset (SPEC §8). */
+  readonly authFlows: AuthFlows;
   readonly email: EmailService;
   readonly photos: PhotoService;
   readonly live: LiveEngine;

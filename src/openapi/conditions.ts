@@ -54,7 +54,7 @@ function operatorSchema(family: ConditionFamily, op: Operator): JsonSchema {
   }
 }
 
-export function conditionSchema(family: ConditionFamily): JsonSchema {
+function conditionSchema(family: ConditionFamily): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const op of OPERATORS[family]) properties[op] = operatorSchema(family, op);
   return {

@@ -4,6 +4,7 @@
  * route's (SPEC §11, §13.13). Each answers a schema and, where the model gives one, an example.
  */
 import type { CollectionModel } from '../core/model.js';
+import { anyPassword, authTableName, confirmBody, email, firstAuth, rateLimitTable, sessionExample } from './auth-schemas.js';
 import { bodySchemas } from './bodies.js';
 import { exampleRow } from './collection-schemas.js';
 import { exampleId, ID_REMAINDER, orNull } from './values.js';
@@ -59,6 +60,10 @@ const NDJSON = 'With `Accept: application/x-ndjson`: one JSON document per line;
 export function modelSchemas(name: string, ctx: DocContext): ModelPart {
   if (name.endsWith('Body')) {
     const part = name as BodyPart;
+    if (part === 'SignUpBody') {
+      const example = { type: 'signUp', table: firstAuth(ctx), email: 'ann@example.com', password: 'correct horse battery' };
+      return { schema: perTableBody(ctx.authTables, part), example };
+    }
     const among = READ_BODIES.has(name) ? ctx.collections : part === 'CustomBody' ? ctx.customTables : ctx.tables;
     return { schema: perTableBody(among, part), example: exampleBody(ctx, part, among) };
   }
@@ -74,6 +79,18 @@ export function modelSchemas(name: string, ctx: DocContext): ModelPart {
     }
   }
   switch (name) {
+    case 'AuthSession':
+      return { schema: schemaRef('AuthSession'), example: sessionExample(ctx) };
+    case 'AuthTableName':
+      return { schema: authTableName(ctx), example: firstAuth(ctx) };
+    case 'RateLimitAuthTable':
+      return { schema: rateLimitTable(ctx) };
+    case 'Email':
+      return { schema: email };
+    case 'AnyPassword':
+      return { schema: anyPassword };
+    case 'ConfirmRequest':
+      return { schema: confirmBody };
     case 'PhotoUpload':
       return {
         schema: binary,

@@ -6,7 +6,7 @@
 import { orNull, type JsonSchema } from './values.js';
 
 /** A node carrying this key is replaced by the model schema it names (see http/declare.ts). */
-export const MODEL_KEY = 'x-tablebase-model';
+const MODEL_KEY = 'x-tablebase-model';
 
 export function toOpenApiSchema(schema: unknown, model?: (name: string) => JsonSchema): JsonSchema {
   return convert(JSON.parse(JSON.stringify(schema)) as JsonSchema, model);

@@ -26,7 +26,7 @@ export function scalarSchema(kind: ScalarKind): JsonSchema {
   }
 }
 
-export function timestampOutput(): JsonSchema {
+function timestampOutput(): JsonSchema {
   return { type: 'string', format: 'date-time', example: ISO_EXAMPLE };
 }
 
@@ -69,7 +69,7 @@ export function orNull(schema: JsonSchema): JsonSchema {
 
 const NULL_REF: JsonSchema = { $ref: '#/components/schemas/Null' };
 
-export function idSchema(prefix: string | undefined): JsonSchema {
+function idSchema(prefix: string | undefined): JsonSchema {
   const p = prefix ?? '[a-z0-9]{2,8}';
   return { type: 'string', pattern: `^${p}_${ID_REMAINDER}$`, example: exampleId(prefix) };
 }

@@ -20,7 +20,7 @@ function cacheFor(c: CollectionModel, jwt: Jwt | null): Map<string, boolean> {
   return m;
 }
 
-export function ruleFor(o: Operation): { rule: Rule | undefined; key: string } {
+function ruleFor(o: Operation): { rule: Rule | undefined; key: string } {
   const which = RULE_OF[o.op];
   if (which === 'custom') return { rule: o.collection.rules?.custom?.[o.custom!], key: `custom:${o.custom}` };
   return { rule: o.collection.rules?.[which], key: which };

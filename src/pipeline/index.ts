@@ -14,6 +14,11 @@ import { filterRows } from './filter-rows.js';
 import type { Operation } from './operation.js';
 import { planOperation, type Plan } from './plan/index.js';
 import { Scope } from './scope.js';
+import type { CollectionModel } from '../core/model.js';
+import type { Jwt, ServerContext } from '../define/types.js';
+import type { Row } from '../storage/plan.js';
+import { runAfterHook } from './execute/hooks.js';
+import { createRows } from './execute/writes.js';
 
 export { admitCaller, type Access, type Caller } from './admit.js';
 export { rateLimitKey, type RateLimitKey } from './rate-limit.js';
@@ -40,4 +45,24 @@ export async function runPipeline(rt: Runtime, o: Operation): Promise<PipelineRe
 export async function authorizeAndPlan(o: Operation): Promise<Plan> {
   await authorize(o); //                                        2
   return planOperation(o); //                                   3
+}
+
+/**
+ * Step 4 for a row the server itself decided (sign-up): the same write job as POST /db (the
+ * serialized writer, before/after hooks, hook-queued work after the commit), without the table
+ * rules, which the caller's own rule replaced (canSignUp).
+ */
+export async function createTrusted(rt: Runtime, c: CollectionModel, rows: Record<string, unknown>[]): Promise<Row[]> {
+  const scope = new Scope(rt, null);
+  const created = await createRows(c, rows, { scope, trusted: true }, false);
+  await created.after(); //                                      6
+  scope.committed();
+  return created.value;
+}
+
+/** Step 6 for a flow without a table write (auth hooks): its own scope and mutation budget. */
+export async function runHook(rt: Runtime, jwt: Jwt | null, name: string, run: (ctx: ServerContext) => unknown): Promise<void> {
+  const scope = new Scope(rt, jwt);
+  await runAfterHook(rt, name, () => run(scope.context));
+  scope.committed();
 }

@@ -8,6 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
+import { createAuthFlows } from '../auth/flows.js';
 import { authInternalTables, createAuthServices, type AuthServices } from '../auth/index.js';
 import type { Project } from '../define/project.js';
 import type { Table } from '../define/table.js';
@@ -25,13 +26,13 @@ import { newId } from '../storage/ids.js';
 import { openSqlite } from '../storage/sqlite/driver.js';
 import { WriteQueue } from '../storage/writer.js';
 import type { AppConfig } from '../core/config.js';
-import { emailSender } from '../core/email-sender.js';
+import { emailSender } from './email-sender.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { Metrics } from '../core/metrics.js';
 import { compileProject } from '../core/model.js';
-import { photoRepo } from '../core/photo-repo.js';
+import { photoRepo } from './photo-repo.js';
 import type { Runtime } from '../core/runtime.js';
-import { prepareSchema } from '../core/schema.js';
+import { prepareSchema } from './schema.js';
 import { startScheduler, type Scheduler } from '../cron/scheduler.js';
 
 export interface App {
@@ -120,6 +121,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     rt,
     config,
     auth,
+    authFlows: createAuthFlows(rt, auth),
     email,
     photos,
     live,

@@ -14,13 +14,7 @@ import { collectionOrThrow } from '../../pipeline/resolve.js';
 import { defineRoute, modelSchema, noContent, type EarlyRequest, type Method, type ResponseSpec, type RouteInput } from '../declare.js';
 
 /** Resolves the table (400 missing, 404 unknown); custom: a view is 403, an unregistered name 404. */
-export function operationOf(
-  model: ProjectModel,
-  op: DataOp,
-  body: Record<string, unknown>,
-  params: Readonly<Record<string, string>>,
-  caller: { ip: string; authorization: string | undefined },
-): Operation {
+function operationOf(model: ProjectModel, op: DataOp, body: Record<string, unknown>, params: Readonly<Record<string, string>>, caller: { ip: string; authorization: string | undefined }): Operation {
   const collection = collectionOrThrow(model, body.table);
   let custom: string | undefined;
   if (op === 'custom' || op === 'customMany') {
