@@ -34,10 +34,12 @@
  * ## What a handler receives
  * `handler(input, services)`: `input` holds the validated, typed `body` / `query` / `params`
  * (`Static<typeof Schema>`), the verified token `jwt` (null for `public`, or `optional` without
- * one), the client `ip` (SPEC §9), the `requestId`, the request `headers` (read-only) and, for
- * `body: 'raw'` routes, the unread body `source` (core/sink.ts `RequestStream`). `services` is the narrow `Services` interface
- * (http/services.ts): model, tokens, writer, auth, email, photos, live engine… never the whole
- * app, never the node:http objects.
+ * one), the client `ip` (SPEC §9), the `requestId`, the `method`, the request `headers`
+ * (read-only) and, for `body: 'raw'` routes, the unread body `source` (core/sink.ts
+ * `RequestStream`). `services` is the narrow `Services` interface (http/services.ts): the
+ * Runtime (`s.rt`: model, driver, writer, tokens, logger), auth, email, photos, live engine…
+ * never the whole app, never the node:http objects. Handlers stay a few lines: parse nothing,
+ * check nothing the schema checked, call the service, return its value.
  *
  * ## What a handler returns
  * - any value → 200 `{"data": value}` (SPEC §2);
@@ -53,14 +55,15 @@
  *   (/db, /img: the table's rules see `null` without a token, SPEC §5, §8);
  * - `bearer`: a valid token is required (401 UNAUTHENTICATED without one);
  * - `admin`: a valid admin token (401 without a token, 403 for a non-admin; SPEC §11).
- * An optional `rule(jwt, services, body)` adds a project rule (403 when it answers anything but
- * true), e.g. `email.canSend`, `auth.canSignUp`.
+ * An optional `rule(jwt, services, early)` adds a project rule (403 when it answers anything but
+ * true), e.g. `email.canSend`, `auth.canSignUp`; it runs after the token and before the body's
+ * shape is checked (`early.body` is the parsed body when the rate-limit key needed it).
  *
  * ## Rate limit: `rateLimit`
  * Step 1 (SPEC §9) keys by client IP × table × operation. Either a fixed key
  * `{ table: '_push_devices', op: 'create' }`, or a function of the parsed JSON body (and the
  * path params) when the table is named in the body, as on the auth routes:
- * `rateLimit: (req, s) => ({ table: authTable(s, req.body.table).name, op: 'signIn' })`. A function
+ * `rateLimit: (early, s) => ({ table: authTableOf(s.rt.model, early.body?.table).name, op: 'signIn' })`. A function
  * may throw (404 for an unknown table) or answer null (unlimited). Omit it for unlimited routes.
  * 429 always comes before the token, the rules and body-shape errors (SPEC §5).
  *
@@ -70,9 +73,13 @@
  * into the body (SPEC §2). GET routes take their JSON body in `?body=` (SPEC §13.18).
  * `body: 'none'` (nothing is read) and `body: 'raw'` (the handler reads `source`, e.g. a
  * multipart upload) are explicit choices; `body: modelSchema('CreateBody')` names a per-table
- * schema the project model generates (validated by the pipeline's plan stage, SPEC §4).
+ * schema the project model generates (validated by the pipeline's plan stage, SPEC §4); inside a
+ * TypeBox schema, `{ 'x-tablebase-model': 'AuthTableName' }` documents one node from the model
+ * (openapi/model-schemas.ts) while TypeBox still validates it. `headers` documents request
+ * headers a route reads; `rawBody` documents a raw body's media types.
  * `responses` maps a status to a TypeBox schema (the `data` of a 200), a string (a body-less
- * answer: 204, 302, an empty 200) or `{ description, data?, content? }` for other media types.
+ * answer: 204, 302, an empty 200) or `{ description, data?, content?, headers? }` for other
+ * media types and response headers.
  * Error answers are derived (400/413 when there is a body, 401/403 from `access`, 429 with a
  * rate limit, 500) plus the codes listed in `errors`.
  *
