@@ -216,4 +216,5 @@ export default defineProject({
     },
   },
   auth: { redirectAllowList: ['http://localhost/app'] },
+  openapi: { license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' } },
 });

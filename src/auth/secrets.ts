@@ -108,7 +108,7 @@ function randomSecret(): string {
  * exclusively (never following or replacing an existing file) with mode 0600. Secrets that exist
  * but are invalid are left alone: loadSecrets reports them.
  */
-export function ensureDevSecrets(projectDir: string, env: Env = process.env): DevSecretsResult {
+export function ensureDevSecrets(projectDir: string, env: Env = process.env, creator = 'tablebase dev'): DevSecretsResult {
   const path = join(projectDir, '.env');
   const existing = existsSync(path) ? readDotenv(projectDir) : undefined;
   const missing = SECRET_NAMES.filter((name) => !env[name] && !existing?.[name]);
@@ -118,7 +118,7 @@ export function ensureDevSecrets(projectDir: string, env: Env = process.env): De
     const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
     try {
       fchmodSync(fd, 0o600); // the umask may only remove bits, but be explicit
-      writeSync(fd, `# Created by \`tablebase dev\`: random development secrets. Keep this file out of version control.\n${lines}`);
+      writeSync(fd, `# Created by \`${creator}\`: random development secrets. Keep this file out of version control.\n${lines}`);
     } finally {
       closeSync(fd);
     }

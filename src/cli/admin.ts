@@ -12,13 +12,13 @@ import { openSqlite } from '../storage/sqlite/driver.js';
 import { normalizeEmail } from '../storage/values.js';
 import { WriteQueue } from '../storage/writer.js';
 import { flag, type Args } from './args.js';
-import { projectContext } from './project-context.js';
+import { projectContext, refuseUnsupportedStorage } from './project-context.js';
 import { setUserColumns } from '../auth/users.js';
 import type { Runtime } from '../core/runtime.js';
 
-export async function admin(args: Args, sub: string | undefined): Promise<void> {
-  if (sub !== 'create') throw new Error('usage: tablebase admin create --table T --email E --password P');
+export async function admin(args: Args): Promise<void> {
   const { model, config } = await projectContext(args);
+  refuseUnsupportedStorage(config);
   const tableName = flag(args, 'table') ?? model.tables.find((t) => t.auth?.admin)?.name;
   const c = tableName ? model.collections.get(tableName) : undefined;
   if (!c?.auth?.admin) throw new Error(`${tableName ?? '(none)'} is not an admin auth table (declare it with authTable(..., { admin: true }))`);

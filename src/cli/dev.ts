@@ -8,12 +8,12 @@ import { watch } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDevSecrets } from '../auth/secrets.js';
-import { flag, type Args } from './args.js';
+import { projectDirOf, type Args } from './args.js';
 
 const BIN = fileURLToPath(new URL('../../bin/tablebase.mjs', import.meta.url));
 
 export async function dev(args: Args, argv: readonly string[]): Promise<void> {
-  const projectDir = resolve(flag(args, 'project') ?? '.');
+  const projectDir = resolve(projectDirOf(args));
   const made = ensureDevSecrets(projectDir);
   if (made.wrote.length) console.log(`Wrote random ${made.wrote.join(' and ')} to ${made.path} (development only).`);
   const childArgv = [BIN, '__run-dev', ...argv.slice(1)];

@@ -8,13 +8,10 @@ import { generateClient } from '../client/generate.js';
 import { internalTables } from '../server/app.js';
 import { loadProject } from '../core/load-project.js';
 import { compileProject } from '../core/model.js';
-import { flag, type Args } from './args.js';
+import { flag, projectDirOf, type Args } from './args.js';
 
-const USAGE = 'Usage: tablebase gen client [--project DIR] [--out FILE]';
-
-export async function gen(args: Args, sub: string | undefined): Promise<void> {
-  if (sub !== 'client') throw new Error(sub ? `unknown generator "${sub}". ${USAGE}` : USAGE);
-  const projectDir = flag(args, 'project') ?? process.env.TABLEBASE_PROJECT ?? '.';
+export async function gen(args: Args): Promise<void> {
+  const projectDir = projectDirOf(args);
   const project = await loadProject(projectDir);
   const model = compileProject(project, internalTables(project));
   const out = resolve(flag(args, 'out') ?? join(projectDir, 'tablebase-client.ts'));

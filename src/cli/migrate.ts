@@ -5,9 +5,9 @@ import { userModel } from '../server/schema.js';
 import { applyMigrations, describeChange, generateMigration, migrationStatus } from '../storage/migrations/index.js';
 import { openSqlite } from '../storage/sqlite/driver.js';
 import { flag, type Args } from './args.js';
-import { projectContext } from './project-context.js';
+import { projectContext, refuseUnsupportedStorage } from './project-context.js';
 
-export async function migrate(args: Args, sub: string | undefined): Promise<void> {
+export async function migrate(args: Args, sub: 'generate' | 'apply' | 'status'): Promise<void> {
   const { model, config, migrationsDir: dir } = await projectContext(args, false);
   const user = userModel(model);
   if (sub === 'generate') {
@@ -17,7 +17,7 @@ export async function migrate(args: Args, sub: string | undefined): Promise<void
     else console.log(`Wrote ${r.file}\n${r.changes.map((c) => `  - ${describeChange(c)}`).join('\n')}`);
     return;
   }
-  if (sub !== 'apply' && sub !== 'status') throw new Error('usage: tablebase migrate generate|apply|status');
+  refuseUnsupportedStorage(config);
   mkdirSync(config.dataDir, { recursive: true });
   const driver = openSqlite(join(config.dataDir, 'db.sqlite'), { synchronous: config.synchronous });
   try {

@@ -9,10 +9,10 @@ import { loadProject } from '../core/load-project.js';
 import { compileProject } from '../core/model.js';
 import { routeTable } from '../http/routes.js';
 import { buildOpenApi, toYaml, type OpenApiDocument } from '../openapi/index.js';
-import { flag, type Args } from './args.js';
+import { flag, projectDirOf, type Args } from './args.js';
 
 export async function openApiDocument(args: Args): Promise<OpenApiDocument> {
-  const projectDir = flag(args, 'project') ?? process.env.TABLEBASE_PROJECT ?? '.';
+  const projectDir = projectDirOf(args);
   const project = await loadProject(projectDir);
   const model = compileProject(project, internalTables(project));
   const host = flag(args, 'host') ?? process.env.HOST ?? 'localhost';
@@ -22,7 +22,6 @@ export async function openApiDocument(args: Args): Promise<OpenApiDocument> {
 
 export async function openapi(args: Args): Promise<void> {
   const format = flag(args, 'format') ?? 'json';
-  if (format !== 'json' && format !== 'yaml') throw new Error(`--format must be json or yaml, not "${format}"`);
   const doc = await openApiDocument(args);
   // `tablebase openapi | head` closes the pipe early; that is not an error.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {

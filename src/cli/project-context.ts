@@ -6,7 +6,7 @@ import { loadProject } from '../core/load-project.js';
 import { compileProject, type ProjectModel } from '../core/model.js';
 import type { Project } from '../define/project.js';
 import { loadSecrets } from '../auth/secrets.js';
-import { flag, type Args } from './args.js';
+import { configFlags, projectDirOf, type Args } from './args.js';
 
 export interface ProjectContext {
   project: Project;
@@ -15,12 +15,22 @@ export interface ProjectContext {
   migrationsDir: string;
 }
 
+/**
+ * Until the PostgreSQL driver and the Redis services are merged (issue #15), a database or Redis
+ * URL is refused instead of being ignored: `serve --database postgres://…` must never quietly
+ * serve SQLite. The pg branch removes this guard where it wires its driver.
+ */
+export function refuseUnsupportedStorage(config: AppConfig): void {
+  if (config.databaseUrl) throw new Error('PostgreSQL (--database, DATABASE_URL) is not available in this build yet');
+  if (config.redisUrl) throw new Error('Redis (--redis, REDIS_URL) is not available in this build yet');
+}
+
 /** `needSecrets: false` for commands that never sign or hash (migrate, openapi). */
 export async function projectContext(args: Args, needSecrets = true): Promise<ProjectContext> {
-  const projectDir = flag(args, 'project') ?? process.env.TABLEBASE_PROJECT ?? '.';
+  const projectDir = projectDirOf(args);
   const project = await loadProject(projectDir);
   const secrets = needSecrets ? loadSecrets(process.env, projectDir) : { jwtSecret: '', passwordSecret: '' };
-  const config = resolveConfig({ project: projectDir, data: flag(args, 'data'), host: flag(args, 'host'), port: flag(args, 'port') }, process.env, project, secrets);
+  const config = resolveConfig(configFlags(args, projectDir), process.env, project, secrets);
   const model = compileProject(project, internalTables(project));
   return { project, model, config, migrationsDir: join(config.projectDir, 'migrations') };
 }

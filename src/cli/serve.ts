@@ -5,15 +5,20 @@
 import { createApp } from '../server/app.js';
 import { resolveConfig } from '../core/config.js';
 import { loadProject } from '../core/load-project.js';
+import { createLogger, logFormat } from '../core/logger.js';
 import { loadSecrets } from '../auth/secrets.js';
-import { flag, type Args } from './args.js';
+import { configFlags, projectDirOf, type Args } from './args.js';
+import { refuseUnsupportedStorage } from './project-context.js';
 
 export async function serve(args: Args, mode: 'apply' | 'auto'): Promise<void> {
-  const projectDir = flag(args, 'project') ?? process.env.TABLEBASE_PROJECT ?? '.';
+  const projectDir = projectDirOf(args);
   const project = await loadProject(projectDir);
   const secrets = loadSecrets(process.env, projectDir);
-  const config = resolveConfig({ project: projectDir, data: flag(args, 'data'), host: flag(args, 'host'), port: flag(args, 'port') }, process.env, project, secrets);
-  const app = await createApp(project, config, { migrate: mode });
+  const config = resolveConfig(configFlags(args, projectDir), process.env, project, secrets);
+  refuseUnsupportedStorage(config);
+  // dev talks to a person at a terminal, serve to a log collector (issue #16); LOG_FORMAT overrides.
+  const log = createLogger(undefined, logFormat(process.env, mode === 'auto' ? 'pretty' : 'json'));
+  const app = await createApp(project, config, { migrate: mode, log });
   const port = await app.listen();
   app.rt.log.info({ host: config.host, port, project: config.projectDir, data: config.dataDir }, `Tablebase listening on http://${config.host}:${port}`);
   let stopping = false;

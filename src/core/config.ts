@@ -23,6 +23,10 @@ export interface AppConfig {
   readonly streamHeartbeatMs: number;
   readonly maxStreams: number;
   readonly maxStreamsPerIp: number;
+  /** `postgres://` or `postgresql://` URL (SPEC §1, §14); undefined: SQLite in the data folder. */
+  readonly databaseUrl: string | undefined;
+  /** `redis://` or `rediss://` URL (SPEC §1, §14); undefined: no Redis. */
+  readonly redisUrl: string | undefined;
 }
 
 export interface Flags {
@@ -30,6 +34,8 @@ export interface Flags {
   data?: string;
   host?: string;
   port?: string;
+  database?: string;
+  redis?: string;
 }
 
 const list = (s: string | undefined) =>
@@ -39,6 +45,39 @@ const list = (s: string | undefined) =>
         .map((x) => x.trim())
         .filter(Boolean)
     : undefined;
+
+/** A one-line problem with a database URL, or undefined. Names only the scheme: the URL may hold a password. */
+export function checkDatabaseUrl(url: string, source = '--database'): string | undefined {
+  return checkUrl(url, source, ['postgres:', 'postgresql:'], 'a postgres:// or postgresql:// URL (leave it unset for SQLite)');
+}
+
+/** A one-line problem with a Redis URL, or undefined. */
+export function checkRedisUrl(url: string, source = '--redis'): string | undefined {
+  return checkUrl(url, source, ['redis:', 'rediss:'], 'a redis:// or rediss:// URL');
+}
+
+function checkUrl(url: string, source: string, schemes: readonly string[], what: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `${source} must be ${what}; the value given is not a URL`;
+  }
+  const slashes = url.slice(parsed.protocol.length).startsWith('//');
+  if (!schemes.includes(parsed.protocol)) return `${source} must be ${what}, not ${parsed.protocol}${slashes ? '//' : ''}…`;
+  // `postgres:db` parses as a URL but names no server: connection URLs have an authority (RFC 3986 §3.2).
+  if (!slashes) return `${source} must be ${what}: ${parsed.protocol}//host/...`;
+  return undefined;
+}
+
+/** The first set value of flag, environment variable and config file, checked. */
+function pickUrl(sources: readonly [string, string | undefined][], check: (url: string, source: string) => string | undefined): string | undefined {
+  const found = sources.find(([, v]) => v !== undefined && v !== '');
+  if (!found) return undefined;
+  const problem = check(found[1]!, found[0]);
+  if (problem) throw new Error(problem);
+  return found[1];
+}
 
 export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Project, secrets: { jwtSecret: string; passwordSecret: string }): AppConfig {
   const projectDir = resolve(flags.project ?? env.TABLEBASE_PROJECT ?? '.');
@@ -61,5 +100,21 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
     streamHeartbeatMs: Number(env.TABLEBASE_STREAM_HEARTBEAT_MS ?? s.streams?.heartbeatMs ?? 15_000),
     maxStreams: Number(env.TABLEBASE_MAX_STREAMS ?? s.streams?.maxOpen ?? 10_000),
     maxStreamsPerIp: Number(env.TABLEBASE_MAX_STREAMS_PER_IP ?? s.streams?.maxPerIp ?? 100),
+    databaseUrl: pickUrl(
+      [
+        ['--database', flags.database],
+        ['DATABASE_URL', env.DATABASE_URL],
+        ['server.databaseUrl', s.databaseUrl],
+      ],
+      checkDatabaseUrl,
+    ),
+    redisUrl: pickUrl(
+      [
+        ['--redis', flags.redis],
+        ['REDIS_URL', env.REDIS_URL],
+        ['server.redisUrl', s.redisUrl],
+      ],
+      checkRedisUrl,
+    ),
   });
 }

@@ -6,7 +6,7 @@ export type { TableOptions, AuthOptions, TableRules, RowRules, TableHooks, Custo
 export { view, View } from './view.js';
 export type { ViewOptions, ViewJoin } from './view.js';
 export { defineProject } from './project.js';
-export type { Project, ProjectDefinition, PhotoOptions, PhotoRow, CronJob, EmailOptions, ServerOptions, AuthSettings } from './project.js';
+export type { Project, ProjectDefinition, PhotoOptions, PhotoRow, CronJob, EmailOptions, ServerOptions, AuthSettings, OpenApiInfo } from './project.js';
 export type {
   SignInMethod,
   SignInInfo,

@@ -59,6 +59,15 @@ export interface ServerOptions {
   /** The policy for every key no table overrides (default 100 per minute). */
   defaultPolicy?: RateLimitPolicy;
   streams?: { heartbeatMs?: number; maxOpen?: number; maxPerIp?: number };
+  /** PostgreSQL URL (SPEC §14); `--database` and `DATABASE_URL` win. Default: SQLite in the data folder. */
+  databaseUrl?: string;
+  /** Redis URL shared by the nodes (SPEC §14); `--redis` and `REDIS_URL` win. Default: none. */
+  redisUrl?: string;
+}
+
+export interface OpenApiInfo {
+  /** The license of the API, shown in `info.license` (default: `{ name: 'Proprietary' }`). */
+  license?: { name: string; url?: string };
 }
 
 export interface AuthSettings {
@@ -91,6 +100,8 @@ export interface ProjectDefinition {
   server?: ServerOptions;
   /** Push providers (SPEC §11b); `pushFromEnv(process.env)` reads the `PUSH_*` variables. */
   push?: PushOptions;
+  /** What the OpenAPI document says about the API itself (SPEC §11). */
+  openapi?: OpenApiInfo;
 }
 
 export interface Project extends ProjectDefinition {

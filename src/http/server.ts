@@ -5,9 +5,9 @@
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '../core/logger.js';
 import type { Metrics } from '../core/metrics.js';
 import { ApiError, toApiError } from '../core/errors.js';
+import { logRequest, type Logger } from '../core/logger.js';
 import { applyCors } from './cors.js';
 import { runRoute } from './lifecycle.js';
 import { drainRest } from './linger.js';
@@ -63,6 +63,7 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
     const ms = performance.now() - start;
     app.metrics.record(route, res.statusCode, ms);
     app.observe?.(req.method ?? 'GET', route, res.statusCode, ms, requestId, ip);
+    logRequest(app.log, { method: req.method ?? 'GET', path, route, status: res.statusCode, ms, requestId });
   }
 }
 

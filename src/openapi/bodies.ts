@@ -5,7 +5,7 @@
  */
 import type { CollectionModel } from '../core/model.js';
 import { isRequiredOnCreate, isUpdatable } from './columns.js';
-import { nameEnum, partName, partRef, type BodyPart, type JsonSchema } from './context.js';
+import { nameEnum, partName, partRef, schemaRef, type BodyPart, type JsonSchema } from './context.js';
 import { exampleValue } from './values.js';
 
 /** SPEC §4: list `limit` default 100, at most 1000; create many takes 1 to 1000 objects. */
@@ -21,7 +21,8 @@ function body(c: CollectionModel, required: string[], properties: Record<string,
   return {
     type: 'object',
     required: ['table', ...required],
-    properties: { table: nameEnum([c.name]), ...properties },
+    // One of TableName (SPEC §13.13: the enum of every collection), and this one: the discriminator.
+    properties: { table: { allOf: [schemaRef('TableName')], ...nameEnum([c.name]) }, ...properties },
     additionalProperties: false,
     example: { table: c.name, ...example },
   };

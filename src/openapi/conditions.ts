@@ -5,7 +5,7 @@
  */
 import type { ScalarKind } from '../define/columns.js';
 import { CONDITION_FAMILIES, OPERATORS, type ConditionFamily, type Operator } from './columns.js';
-import { timestampInput, scalarSchema, type JsonSchema } from './values.js';
+import { orNull, timestampInput, scalarSchema, type JsonSchema } from './values.js';
 
 export const conditionName = (family: ConditionFamily): string => `Condition.${family}`;
 
@@ -33,17 +33,6 @@ function valueOf(family: ConditionFamily): JsonSchema {
   return scalarSchema(family as ScalarKind);
 }
 
-/**
- * OpenAPI 3.0 allows `nullable` only beside `type`: a typed value gets it directly, a union
- * (timestamps: string or epoch ms) on each branch, as `anyOf` since null now matches both; an
- * untyped value (json) already admits null.
- */
-function nullableOf(value: JsonSchema): JsonSchema {
-  if (value.type !== undefined) return { ...value, nullable: true };
-  if (Array.isArray(value.oneOf)) return { anyOf: (value.oneOf as JsonSchema[]).map((b) => ({ ...b, nullable: true })) };
-  return value;
-}
-
 function operatorSchema(family: ConditionFamily, op: Operator): JsonSchema {
   const value = valueOf(family);
   const description = DESCRIPTION[op];
@@ -52,7 +41,7 @@ function operatorSchema(family: ConditionFamily, op: Operator): JsonSchema {
       return { type: 'boolean', description };
     case 'eq':
     case 'ne':
-      return { ...nullableOf(value), description };
+      return { ...orNull(value), description };
     case 'in':
     case 'nin':
       return { type: 'array', items: value, maxItems: 1000, description };

@@ -67,6 +67,18 @@ function bodyParameter(body: ModelPart, example: unknown): JsonSchema {
   };
 }
 
+/**
+ * A declaration's example is written once for every project (`"table": "users"`); the project's
+ * own tables decide which names are valid. An example naming a table the body's enum does not
+ * list names the enum's first instead, so every example validates against its schema (issue #16).
+ */
+function fitTable(schema: JsonSchema, example: unknown): unknown {
+  const allowed = ((schema.properties as Record<string, JsonSchema> | undefined)?.table?.enum ?? undefined) as unknown[] | undefined;
+  if (!allowed?.length || !example || typeof example !== 'object' || !('table' in example)) return example;
+  const table = (example as { table: unknown }).table;
+  return allowed.includes(table) ? example : { ...example, table: allowed[0] };
+}
+
 export function describeDeclared(route: DeclaredRoute, ctx: DocContext): OperationObject {
   const d = route.declaration;
   const op: OperationObject = {};
@@ -89,8 +101,9 @@ export function describeDeclared(route: DeclaredRoute, ctx: DocContext): Operati
   if (d.body === 'raw' && d.rawBody) op.requestBody = { required: true, content: modelSchemas(d.rawBody.model, ctx).content };
   if (d.body !== undefined && d.body !== 'none' && d.body !== 'raw') {
     const body = partOf(d.body, ctx);
-    if (d.method === 'GET') parameters.unshift(bodyParameter(body, d.examples?.body));
-    else op.requestBody = { required: true, content: { 'application/json': media(body, false, d.examples?.body) } };
+    const example = fitTable(body.schema, d.examples?.body);
+    if (d.method === 'GET') parameters.unshift(bodyParameter(body, example));
+    else op.requestBody = { required: true, content: { 'application/json': media(body, false, example) } };
   }
   if (parameters.length) op.parameters = parameters;
   const responses: Record<string, JsonSchema> = {};

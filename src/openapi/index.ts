@@ -19,6 +19,8 @@ import { conditionComponents } from './conditions.js';
 import type { DeclaredRoute } from '../http/declare.js';
 import { docContext, headerRef, nameEnum, openApiPath, routeKey, type JsonSchema } from './context.js';
 import { describeDeclared } from './declared.js';
+import { ensureClientError, pruneUnused } from './tidy.js';
+import { NULL_SCHEMA } from './values.js';
 
 export { operatorsFor, conditionFamily, OPERATORS } from './columns.js';
 
@@ -53,6 +55,7 @@ export function buildOpenApi(model: ProjectModel, routes: readonly DeclaredRoute
   const ctx = docContext(model);
   const schemas: Record<string, JsonSchema> = {
     Error: errorSchema(),
+    Null: NULL_SCHEMA,
     TableName: { ...nameEnum(ctx.collections.map((c) => c.name)), description: 'Every declared table and view, closed ones included (SPEC §13.13)' },
     ...conditionComponents(),
   };
@@ -75,7 +78,13 @@ export function buildOpenApi(model: ProjectModel, routes: readonly DeclaredRoute
 
   const document: OpenApiDocument = {
     openapi: '3.0.3',
-    info: { title: options.title ?? `${model.project.name ?? 'Tablebase'} API`, version: options.version ?? '1.0.0', description: DESCRIPTION },
+    info: {
+      title: options.title ?? `${model.project.name ?? 'Tablebase'} API`,
+      version: options.version ?? '1.0.0',
+      description: DESCRIPTION,
+      // The API's license is the project's to declare (`openapi.license`); without one, no rights are granted.
+      license: model.project.openapi?.license ?? { name: 'Proprietary' },
+    },
     servers: [{ url: options.serverUrl ?? 'http://localhost:8080' }],
     // `{}` first: a token is optional unless an operation says otherwise (SPEC §8, rules see null).
     security: [{}, { bearerAuth: [] }],
@@ -86,7 +95,9 @@ export function buildOpenApi(model: ProjectModel, routes: readonly DeclaredRoute
     paths,
     components: { schemas, responses: errorResponses(), headers: headers(), securitySchemes: securitySchemes() },
   };
+  ensureClientError(document);
   addRequestIdHeaders(document);
+  pruneUnused(document);
   return document;
 }
 

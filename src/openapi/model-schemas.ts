@@ -7,7 +7,7 @@ import type { CollectionModel } from '../core/model.js';
 import { anyPassword, authTableName, confirmBody, email, firstAuth, rateLimitTable, sessionExample } from './auth-schemas.js';
 import { bodySchemas } from './bodies.js';
 import { exampleRow } from './collection-schemas.js';
-import { exampleId, ID_REMAINDER } from './values.js';
+import { exampleId, ID_REMAINDER, orNull } from './values.js';
 import { anyOf, envelope, exampleCollection, partName, partRef, perTableBody, schemaRef, type BodyPart, type DocContext, type JsonSchema } from './context.js';
 
 export interface ModelPart {
@@ -23,7 +23,7 @@ const photoTypes = (ctx: DocContext): string[] => ctx.model.project.photos?.allo
 
 const rows = (cs: readonly CollectionModel[]): JsonSchema => anyOf(cs.map((c) => partRef(c, 'Row')));
 /** A row or null; `$ref` siblings are ignored in OpenAPI 3.0, so the refs sit inside `anyOf`. */
-const nullableRows = (cs: readonly CollectionModel[]): JsonSchema => ({ type: 'object', nullable: true, anyOf: cs.length ? cs.map((c) => partRef(c, 'Row')) : [{ type: 'object' }] });
+const nullableRows = (cs: readonly CollectionModel[]): JsonSchema => orNull({ anyOf: cs.length ? cs.map((c) => partRef(c, 'Row')) : [{ type: 'object' }] });
 const page = (cs: readonly CollectionModel[]): JsonSchema => ({
   type: 'object',
   required: ['items', 'total'],
@@ -74,7 +74,8 @@ export function modelSchemas(name: string, ctx: DocContext): ModelPart {
       const line = JSON.stringify({ data: d.example });
       return sse
         ? { schema: { type: 'string', description: SSE }, example: `id: 1\ndata: ${line}\n\n` }
-        : { schema: { description: NDJSON, oneOf: [envelope(d.schema), schemaRef('Error')] }, example: `${line}\n` };
+        : // One line's document; the framing (a newline after each) is in the description.
+          { schema: { description: NDJSON, oneOf: [envelope(d.schema), schemaRef('Error')] }, example: { data: d.example } };
     }
   }
   switch (name) {
@@ -114,6 +115,7 @@ export function modelSchemas(name: string, ctx: DocContext): ModelPart {
     case 'TableRows':
       return { schema: { type: 'array', items: rows(ctx.tables) }, example: [sampleRow(ctx)] };
     case 'CustomResult':
+      // An empty schema admits every JSON value, null included; `nullable` without a type is invalid in 3.0.
       return { schema: { description: "the handler's answer: any JSON value, null included" }, example: sampleRow(ctx) };
     case 'CustomName': {
       const names = [...new Set(ctx.customTables.flatMap((c) => Object.keys(c.rules?.custom ?? {})))];

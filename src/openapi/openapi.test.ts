@@ -100,7 +100,30 @@ describe('collections (SPEC §13.13)', () => {
     expect(w.completedAt.$ref).toBe('#/components/schemas/Condition.timestamp');
     expect(w.or.items.$ref).toBe('#/components/schemas/tasks.Where');
     expect(Object.keys(schemas['Condition.list.text'].properties)).toEqual(['has', 'isNull']);
-    expect(Object.keys(schemas['Condition.json'].properties)).toEqual(['isNull']);
+    // Only the condition families the project uses are components (no json column here).
+    expect(schemas['Condition.json']).toBeUndefined();
+    const sink = (buildOpenApi(kitchenSinkModel(), allRoutes) as Any).components.schemas;
+    expect(Object.keys(sink['Condition.json'].properties)).toEqual(['isNull']);
+  });
+
+  it('null is said the way OpenAPI 3.0 linters accept: nullable beside a type, or a Null alternative', () => {
+    const stamp = schemas['Condition.timestamp'].properties.eq;
+    expect(stamp.nullable).toBeUndefined();
+    expect(stamp.oneOf[0]).toMatchObject({ type: 'string', format: 'date-time', nullable: true });
+    expect(stamp.oneOf[1].nullable).toBeUndefined();
+    const one = doc.paths['/db/stream'].get.responses['200'].content['application/x-ndjson'].schema.oneOf[0].properties.data;
+    expect(one.anyOf.at(-1)).toEqual({ $ref: '#/components/schemas/Null' });
+    expect(schemas.Null).toMatchObject({ nullable: true, enum: [null] });
+    const nullableSchemas = JSON.stringify(doc).match(/"nullable":true/g)?.length ?? 0;
+    expect(nullableSchemas).toBeGreaterThan(0);
+    const typeless: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (!node || typeof node !== 'object') return;
+      if ((node as Any).nullable === true && typeof (node as Any).type !== 'string') typeless.push(at);
+      for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
+    };
+    walk(doc, '#');
+    expect(typeless).toEqual([]);
   });
 
   it('Update offers increment/decrement on numbers and add/remove on lists', () => {

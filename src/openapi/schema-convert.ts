@@ -1,9 +1,9 @@
 /**
  * TypeBox schemas are JSON Schema (draft 2019-09 style); OpenAPI 3.0.3 speaks an older dialect.
  * The differences that matter here: `const` → a one-value `enum`, a union with `null` →
- * `nullable: true`, a `x-tablebase-model` node → the model's schema, `patternProperties` (Type.Record) → `additionalProperties`, and TypeBox's symbol-keyed metadata dropped (plain JSON out).
+ * `nullable: true` beside a type (or a `Null` alternative), a `x-tablebase-model` node → the model's schema, `patternProperties` (Type.Record) → `additionalProperties`, and TypeBox's symbol-keyed metadata dropped (plain JSON out).
  */
-import type { JsonSchema } from './values.js';
+import { orNull, type JsonSchema } from './values.js';
 
 /** A node carrying this key is replaced by the model schema it names (see http/declare.ts). */
 const MODEL_KEY = 'x-tablebase-model';
@@ -34,8 +34,10 @@ function convert(s: JsonSchema, model: ((name: string) => JsonSchema) | undefine
     const rest = alts.filter((a) => a.type !== 'null');
     if (rest.length === alts.length) continue;
     delete out[key];
-    if (rest.length === 1) Object.assign(out, rest[0], { nullable: true });
-    else Object.assign(out, { [key]: rest, nullable: true });
+    // orNull: `nullable` only beside a `type` (3.0.3), else a Null alternative (issue #16).
+    const widened = orNull(rest.length === 1 ? { ...out, ...rest[0] } : { ...out, [key]: rest });
+    for (const k of Object.keys(out)) delete out[k];
+    Object.assign(out, widened);
   }
   return out;
 }

@@ -40,6 +40,35 @@ export function timestampInput(): JsonSchema {
   };
 }
 
+/** The one value null, as OpenAPI 3.0 can say it (`nullable` needs a `type`): the `Null` component. */
+export const NULL_SCHEMA: JsonSchema = { type: 'object', nullable: true, enum: [null], description: 'null' };
+
+/**
+ * `schema`, or null. OpenAPI 3.0.3 lets `nullable` widen only a schema with a `type`; a schema
+ * without one (a `oneOf` of alternatives, a `$ref`) gets null through its first typed alternative
+ * or through an added `Null` alternative, so linters, example validators and 3.1 converters all
+ * read the same thing. An empty schema already admits null.
+ */
+export function orNull(schema: JsonSchema): JsonSchema {
+  if (typeof schema.type === 'string') {
+    // An enum restricts null too (OpenAPI 3.0.3 clarifies `nullable`): list it.
+    const e = schema.enum as unknown[] | undefined;
+    return e && !e.includes(null) ? { ...schema, nullable: true, enum: [...e, null] } : { ...schema, nullable: true };
+  }
+  for (const key of ['oneOf', 'anyOf'] as const) {
+    const alts = schema[key] as JsonSchema[] | undefined;
+    if (!alts) continue;
+    const i = alts.findIndex((a) => typeof a.type === 'string');
+    // In a oneOf, null must match exactly one alternative: widen one, never two.
+    if (i >= 0 && !alts.some((a, j) => j !== i && a.nullable === true)) return { ...schema, [key]: alts.map((a, j) => (j === i ? { ...a, nullable: true } : a)) };
+    return { ...schema, [key]: [...alts, NULL_REF] };
+  }
+  if (Object.keys(schema).every((k) => k === 'description')) return schema;
+  return { anyOf: [schema, NULL_REF] };
+}
+
+const NULL_REF: JsonSchema = { $ref: '#/components/schemas/Null' };
+
 function idSchema(prefix: string | undefined): JsonSchema {
   const p = prefix ?? '[a-z0-9]{2,8}';
   return { type: 'string', pattern: `^${p}_${ID_REMAINDER}$`, example: exampleId(prefix) };
@@ -50,7 +79,7 @@ export function exampleId(prefix: string | undefined): string {
 }
 
 function withNull(schema: JsonSchema, nullable: boolean): JsonSchema {
-  return nullable ? { ...schema, nullable: true } : schema;
+  return nullable ? orNull(schema) : schema;
 }
 
 /** The schema of a non-null value of `col` in a request or a row. */

@@ -1,0 +1,102 @@
+/**
+ * The CLI's table of contents: every command, the flags it accepts, and the file that runs it
+ * (SPEC §1). A flag not listed for a command is refused (see args.ts).
+ */
+import { checkDatabaseUrl, checkRedisUrl } from '../core/config.js';
+import type { Args, FlagSpec } from './args.js';
+
+const oneOf =
+  (name: string, values: readonly string[]) =>
+  (v: string): string | undefined =>
+    values.includes(v) ? undefined : `--${name} must be ${values.join(' or ')}, not "${v}"`;
+
+const PROJECT: FlagSpec = { name: 'project', value: 'DIR', help: 'folder holding tablebase.config.ts (default: .)' };
+const DATA: FlagSpec = { name: 'data', value: 'DIR', help: 'data folder (default: <project>/.tablebase)' };
+const HOST: FlagSpec = { name: 'host', value: 'HOST', help: 'address to listen on (HOST; default: localhost)' };
+const PORT: FlagSpec = {
+  name: 'port',
+  value: 'PORT',
+  help: 'port to listen on (PORT; default: 8080; 0 picks a free one)',
+  check: (v) => (/^\d{1,5}$/.test(v) && Number(v) <= 65535 ? undefined : `--port must be a whole number from 0 to 65535, not "${v}"`),
+};
+const DATABASE: FlagSpec = { name: 'database', value: 'URL', help: 'postgres:// URL (DATABASE_URL; default: SQLite in the data folder)', check: checkDatabaseUrl };
+const REDIS: FlagSpec = { name: 'redis', value: 'URL', help: 'redis:// or rediss:// URL shared by the nodes (REDIS_URL; default: none)', check: checkRedisUrl };
+const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS];
+
+export interface Command {
+  /** Command words, e.g. `migrate generate`. */
+  readonly name: string;
+  /** What follows the name in the usage line (positional arguments). */
+  readonly operands?: string;
+  /** How many positional words the command takes (default 0). */
+  readonly positionals?: number;
+  readonly summary: string;
+  readonly flags: readonly FlagSpec[];
+  /** Internal commands are accepted but not listed. */
+  readonly hidden?: boolean;
+  run(args: Args, argv: readonly string[]): Promise<void>;
+}
+
+export const COMMANDS: readonly Command[] = [
+  {
+    name: 'init',
+    operands: 'DIR',
+    positionals: 1,
+    summary: 'Write a new project into DIR: config, .env with random secrets, tsconfig, README, .gitignore.',
+    flags: [{ name: 'force', help: 'write into DIR even when it is not empty (existing files are kept)' }],
+    run: async (a) => (await import('./init.js')).init(a),
+  },
+  {
+    name: 'serve',
+    summary: 'Serve the project (applies pending migrations, refuses schema drift).',
+    flags: SERVER,
+    run: async (a) => (await import('./serve.js')).serve(a, 'apply'),
+  },
+  {
+    name: 'dev',
+    summary: 'Serve, watch and restart, generate and apply migrations, create development secrets.',
+    flags: SERVER,
+    run: async (a, argv) => (await import('./dev.js')).dev(a, argv),
+  },
+  {
+    name: '__run-dev',
+    summary: 'The worker process of `dev`.',
+    flags: SERVER,
+    hidden: true,
+    run: async (a) => (await import('./serve.js')).serve(a, 'auto'),
+  },
+  {
+    name: 'migrate generate',
+    summary: 'Write a migration for the difference between the declared schema and migrations/.',
+    flags: [PROJECT, { name: 'name', value: 'NAME', help: 'a word for the migration file name' }, { name: 'allow-destructive', help: 'allow dropping tables and columns' }],
+    run: async (a) => (await import('./migrate.js')).migrate(a, 'generate'),
+  },
+  { name: 'migrate apply', summary: 'Apply pending migrations.', flags: [PROJECT, DATA, DATABASE], run: async (a) => (await import('./migrate.js')).migrate(a, 'apply') },
+  { name: 'migrate status', summary: 'List applied and pending migrations and schema drift.', flags: [PROJECT, DATA, DATABASE], run: async (a) => (await import('./migrate.js')).migrate(a, 'status') },
+  {
+    name: 'admin create',
+    summary: 'Create an admin row, or reset the password of an existing one (and end its sessions).',
+    flags: [
+      PROJECT,
+      DATA,
+      DATABASE,
+      REDIS,
+      { name: 'table', value: 'TABLE', help: 'the admin auth table (default: the first one)' },
+      { name: 'email', value: 'EMAIL', help: "the admin's email" },
+      { name: 'password', value: 'PASSWORD', help: 'at least 8 characters' },
+    ],
+    run: async (a) => (await import('./admin.js')).admin(a),
+  },
+  {
+    name: 'openapi',
+    summary: 'Print the OpenAPI 3.0.3 document (no database is opened).',
+    flags: [PROJECT, { name: 'format', value: 'json|yaml', help: 'output format (default: json)', check: oneOf('format', ['json', 'yaml']) }, HOST, PORT],
+    run: async (a) => (await import('./openapi.js')).openapi(a),
+  },
+  {
+    name: 'gen client',
+    summary: "Write the project's typed TypeScript client.",
+    flags: [PROJECT, { name: 'out', value: 'FILE', help: 'where to write it (default: <project>/tablebase-client.ts)' }],
+    run: async (a) => (await import('./gen.js')).gen(a),
+  },
+];
