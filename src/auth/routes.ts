@@ -15,7 +15,7 @@ import { createRows } from '../pipeline/execute/writes.js';
 import { checkCreateObject } from '../pipeline/plan/objects.js';
 import { Scope } from '../pipeline/scope.js';
 import type { Row } from '../storage/plan.js';
-import { normalizeEmail } from '../storage/values.js';
+import { normalizeEmail } from '../pipeline/plan/values.js';
 import { passwordWithinBounds } from './passwords.js';
 import { sessionIdOf } from './jwt.js';
 import { findCredentials, findUser, setUserColumns } from './users.js';

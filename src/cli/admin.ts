@@ -7,9 +7,10 @@ import { join } from 'node:path';
 import { hashPassword, SqlAuthStore, validatePasswordLength } from '../auth/index.js';
 import { prepareSchema } from '../core/schema.js';
 import { newId } from '../storage/ids.js';
+import { byColumnPlan } from '../storage/plan.js';
 import { insertRow, selectRows } from '../storage/rows.js';
 import { openSqlite } from '../storage/sqlite/driver.js';
-import { normalizeEmail } from '../storage/values.js';
+import { normalizeEmail } from '../pipeline/plan/values.js';
 import { WriteQueue } from '../storage/writer.js';
 import { flag, type Args } from './args.js';
 import { projectContext } from './project-context.js';
@@ -31,8 +32,7 @@ export async function admin(args: Args, sub: string | undefined): Promise<void> 
     const hash = await hashPassword(password, config.passwordSecret);
     const writer = new WriteQueue(driver);
     const rt = { driver, now: () => new Date().toISOString() } as unknown as Runtime;
-    const emailCol = c.columns.get('email')!;
-    const existing = (await selectRows(driver, driver.dialect, { collection: c, where: { kind: 'cmp', column: emailCol, op: 'eq', value: email }, orderBy: [], limit: 1, offset: undefined }))[0];
+    const existing = (await selectRows(driver, driver.dialect, byColumnPlan(c, 'email', email)))[0];
     await writer.submit(async (tx, changes) => {
       if (existing) {
         await setUserColumns(rt, tx, c, existing.id, { password: hash }, changes);

@@ -1,7 +1,7 @@
 /** `_photos` rows through the serialized writer, so photo metadata follows the one-writer rule (SPEC §6). */
 import type { PhotoRow } from '../define/project.js';
 import type { PhotoRepo } from '../photos/index.js';
-import type { Row } from '../storage/plan.js';
+import { byColumnPlan, type Row } from '../storage/plan.js';
 import { deleteRowById, insertRow, selectRows } from '../storage/rows.js';
 import type { CollectionModel } from './model.js';
 import type { Runtime } from './runtime.js';
@@ -9,8 +9,7 @@ import type { Runtime } from './runtime.js';
 export function photoRepo(rt: Runtime): PhotoRepo {
   const c = rt.model.collections.get('_photos') as CollectionModel;
   const d = rt.driver.dialect;
-  const idCol = c.columns.get('id')!;
-  const byId = (id: string) => ({ collection: c, where: { kind: 'cmp' as const, column: idCol, op: 'eq' as const, value: id }, orderBy: [], limit: 1, offset: undefined });
+  const byId = (id: string) => byColumnPlan(c, 'id', id);
   return {
     insert: (row: PhotoRow) =>
       rt.writer.submit(async (tx, changes) => {

@@ -7,7 +7,7 @@ import type { App } from '../core/app.js';
 import type { RequestContext } from '../http/context.js';
 import { sendData } from '../http/respond.js';
 import { countRows } from '../storage/rows.js';
-import { MATCH_ALL } from '../storage/plan.js';
+import { readPlan } from '../storage/plan.js';
 
 export async function requireAdmin(ctx: RequestContext) {
   const jwt = await ctx.app.rt.tokens.verify(ctx.req.headers.authorization);
@@ -20,7 +20,7 @@ export async function collectMetrics(app: App) {
   const rt = app.rt;
   const tables: Record<string, number> = {};
   for (const t of rt.model.tables) {
-    tables[t.name] = await countRows(rt.driver, rt.driver.dialect, { collection: t, where: MATCH_ALL, orderBy: [], limit: undefined, offset: undefined });
+    tables[t.name] = await countRows(rt.driver, rt.driver.dialect, readPlan(t));
   }
   const m = app.metrics;
   const mem = process.memoryUsage();

@@ -6,7 +6,7 @@
 import { column, defineProject, table, authTable, view } from '../define/index.js';
 import { compileProject, type CollectionModel } from '../core/model.js';
 import { parseWhere } from '../pipeline/plan/where.js';
-import type { OrderTerm, ReadPlan, Row } from '../storage/plan.js';
+import { countPlan, readPlan, type OrderTerm, type ReadPlan, type Row } from '../storage/plan.js';
 import type { Change } from '../storage/changes.js';
 import type { LiveKind, LiveQuery } from './types.js';
 
@@ -43,12 +43,12 @@ export const BOARD: CollectionModel = model.collections.get('task_board')!;
 /** A plan as the pipeline builds it (the real where parser, default order unless given). */
 export function plan(c: CollectionModel, where: unknown = {}, opts: { limit?: number; offset?: number; orderBy?: { column: string; direction?: 'asc' | 'desc' }[] } = {}): ReadPlan {
   const order: OrderTerm[] = (opts.orderBy ?? c.defaultOrder).map((o) => ({ column: c.columns.get(o.column)!, direction: o.direction ?? 'asc' }));
-  return Object.freeze({ collection: c, where: parseWhere(c, where), orderBy: order, limit: opts.limit, offset: opts.offset });
+  return readPlan(c, parseWhere(c, where), { orderBy: order, limit: opts.limit, offset: opts.offset });
 }
 
 export function query(kind: LiveKind, c: CollectionModel, where: unknown = {}, opts: Parameters<typeof plan>[2] = {}): LiveQuery {
   const p = plan(c, where, kind === 'one' ? { ...opts, limit: 1 } : kind === 'count' ? {} : { limit: 100, offset: 0, ...opts });
-  return { kind, plan: kind === 'count' ? { ...p, orderBy: [], limit: undefined, offset: undefined } : p };
+  return { kind, plan: kind === 'count' ? countPlan(p) : p };
 }
 
 let seq = 0;

@@ -5,7 +5,7 @@
  */
 import type { ColumnModel } from '../core/model.js';
 import type { ColumnSpec } from '../define/columns.js';
-import type { RawRow } from './driver.js';
+import type { RawRow } from './sql.js';
 import type { Row } from './plan.js';
 
 /** Adds a parameter value and answers its placeholder. */
@@ -30,6 +30,11 @@ export interface Dialect {
   textMatch(op: 'contains' | 'startsWith' | 'endsWith', column: string, value: string, bind: Bind): string;
   /** The list column `column` contains `item` (already encoded with encodeItem). */
   listHas(column: string, item: unknown, bind: Bind): string;
+  /**
+   * One ORDER BY term. Nulls rank first ascending and last descending, as SQLite ranks them
+   * (and the live engine's in-memory order follows), whatever the database's own default.
+   */
+  orderTerm(column: string, direction: 'asc' | 'desc', nullable: boolean): string;
   /** DDL type (with NOT NULL/DEFAULT handled by the caller) for a column spec. */
   columnType(spec: ColumnSpec): string;
 }

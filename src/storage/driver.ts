@@ -5,15 +5,9 @@
  */
 import type { ApiError } from '../core/errors.js';
 import type { Dialect } from './dialect.js';
+import type { SqlRunner } from './sql.js';
 
-export type SqlParams = readonly unknown[];
-export type RawRow = Record<string, unknown>;
-
-export interface SqlRunner {
-  all(sql: string, params?: SqlParams): Promise<RawRow[]>;
-  get(sql: string, params?: SqlParams): Promise<RawRow | undefined>;
-  run(sql: string, params?: SqlParams): Promise<{ changes: number }>;
-}
+export type { RawRow, SqlParams, SqlRunner } from './sql.js';
 
 export interface Tx extends SqlRunner {
   savepoint(name: string): Promise<void>;
@@ -25,6 +19,11 @@ export interface Driver extends SqlRunner {
   readonly dialect: Dialect;
   /** Runs `fn` in one write transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` while no other process runs an `exclusive` of the same name on this database
+   * (migrations at start: PostgreSQL takes an advisory lock; SQLite's one file needs none).
+   */
+  exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
   /** Runs a script of several statements (migrations) in one transaction. */
   execScript(sql: string): Promise<void>;
   /** Size of the database in bytes (metrics). */

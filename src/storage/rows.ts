@@ -1,13 +1,15 @@
 /** Row-level reads and writes over any SqlRunner: compile, run, decode into client rows. */
 import type { CollectionModel, ColumnModel } from '../core/model.js';
-import { compileCount, compileDeleteById, compileInsert, compileSelect, compileUpdateById } from './compiler.js';
+import { compileCount, compileDeleteById, compileInsert, compileSelect, compileUpdateById, perDialect } from './compiler.js';
 import type { Dialect } from './dialect.js';
-import type { RawRow, SqlRunner } from './driver.js';
+import type { RawRow, SqlRunner } from './sql.js';
 import type { ReadPlan, Row } from './plan.js';
 
-const decoders = new WeakMap<CollectionModel, (raw: RawRow) => Row>();
+const decoderCaches = perDialect<(raw: RawRow) => Row>();
 
+/** The row decoder of `c` for `d`, built once per (dialect, collection). */
 export function decoderFor(d: Dialect, c: CollectionModel): (raw: RawRow) => Row {
+  const decoders = decoderCaches(d);
   let dec = decoders.get(c);
   if (!dec) {
     dec = d.decoder(c.columnList.filter((col) => !col.hidden));

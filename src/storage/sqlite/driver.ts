@@ -133,6 +133,11 @@ export class SqliteDriver implements Driver {
     }
   }
 
+  /** One file, one writer lock (BEGIN IMMEDIATE): migrations already apply one at a time. */
+  exclusive<T>(_name: string, fn: () => Promise<T>): Promise<T> {
+    return fn();
+  }
+
   async execScript(sql: string): Promise<void> {
     this.#writer.exec('BEGIN IMMEDIATE');
     try {
