@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, ROOT, secret, startServer, type Reply, type TestServer } from './helpers/server.js';
+import { bearer, databaseArgs, databaseText, ROOT, secret, startServer, type Reply, type TestServer } from './helpers/server.js';
 import { startSmtp, type TestSmtp } from './helpers/smtp.js';
 
 /** Every password in this file carries this marker; the sweep at the end looks for it everywhere. */
@@ -82,7 +82,22 @@ describe('through the outbox folder', { timeout: 60_000 }, () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'tb-auth-email-'));
     const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret(), LOG_LEVEL: 'trace' };
-    const args = ['bin/tablebase.mjs', 'admin', 'create', '--project', 'examples/conformance', '--data', dataDir, '--table', 'admins', '--email', ADMIN.email, '--password', ADMIN.password];
+    const args = [
+      'bin/tablebase.mjs',
+      'admin',
+      'create',
+      '--project',
+      'examples/conformance',
+      '--data',
+      dataDir,
+      ...(await databaseArgs(dataDir)),
+      '--table',
+      'admins',
+      '--email',
+      ADMIN.email,
+      '--password',
+      ADMIN.password,
+    ];
     const out = await promisify(execFile)(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 });
     cliOutput = out.stdout + out.stderr;
     s = await startServer({ dataDir, env });
@@ -215,10 +230,13 @@ describe('through the outbox folder', { timeout: 60_000 }, () => {
     };
     walk(dataDir);
     const names = files.map((f) => f.slice(dataDir.length + 1));
-    expect(names).toEqual(expect.arrayContaining(['db.sqlite', 'db.sqlite-wal', 'db.sqlite-shm']));
+    // On PostgreSQL the rows live in the database, not in the data folder: sweep its text too.
+    const dump = await databaseText(dataDir);
+    if (dump === undefined) expect(names).toEqual(expect.arrayContaining(['db.sqlite', 'db.sqlite-wal', 'db.sqlite-shm']));
     expect(names.some((n) => n.startsWith('outbox/'))).toBe(true);
     const needles = [Buffer.from(MARK, 'utf8'), Buffer.from(MARK, 'utf16le')];
     const haystacks = files.map((f) => ({ name: f, bytes: readFileSync(f) }));
+    if (dump !== undefined) haystacks.push({ name: 'database', bytes: Buffer.from(dump, 'utf8') });
     // Positive control: the sweep reads where the data lives, so stored text would be found.
     expect(haystacks.some((h) => h.bytes.includes(Buffer.from(email, 'utf8')))).toBe(true);
     for (const h of haystacks) for (const n of needles) expect(h.bytes.includes(n), h.name).toBe(false);

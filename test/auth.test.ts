@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, ROOT, secret, startServer, type Reply, type TestServer } from './helpers/server.js';
+import { bearer, databaseArgs, ROOT, secret, startServer, type Reply, type TestServer } from './helpers/server.js';
 
 const ADMIN = { email: 'root@example.com', password: 'admin-pass-1234' };
 let s: TestServer;
@@ -23,7 +23,22 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'tb-auth-'));
   const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret() };
   // The admin row must exist before the server opens the database, hashed with the same pepper.
-  const args = ['bin/tablebase.mjs', 'admin', 'create', '--project', 'examples/conformance', '--data', dataDir, '--table', 'admins', '--email', ADMIN.email, '--password', ADMIN.password];
+  const args = [
+    'bin/tablebase.mjs',
+    'admin',
+    'create',
+    '--project',
+    'examples/conformance',
+    '--data',
+    dataDir,
+    ...(await databaseArgs(dataDir)),
+    '--table',
+    'admins',
+    '--email',
+    ADMIN.email,
+    '--password',
+    ADMIN.password,
+  ];
   await promisify(execFile)(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 });
   s = await startServer({ dataDir, env });
   adminToken = (await signIn('admins', ADMIN.email, ADMIN.password)).json.data.accessToken;

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { setImmediate as tick } from 'node:timers/promises';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, ROOT, secret, startServer, type TestServer } from './helpers/server.js';
+import { bearer, databaseArgs, ROOT, secret, startServer, type TestServer } from './helpers/server.js';
 
 const MAX_BYTES = 262_144;
 const PHOTO_ID = /^ph_[0-9a-z]{16,32}$/;
@@ -42,6 +42,7 @@ beforeAll(async () => {
       join(ROOT, 'examples/conformance'),
       '--data',
       dataDir,
+      ...(await databaseArgs(dataDir)),
       '--table',
       'admins',
       '--email',

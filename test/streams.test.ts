@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, ROOT, secret, startServer, type TestServer } from './helpers/server.js';
+import { bearer, databaseArgs, ROOT, secret, startServer, type TestServer } from './helpers/server.js';
 import { openStream as open, type Frame, type OpenOptions, type StreamClient } from './helpers/stream-client.js';
 import { pause, until } from './helpers/poll.js';
 
@@ -44,7 +44,22 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'tb-streams-'));
   const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret(), TABLEBASE_STREAM_HEARTBEAT_MS: '500', TABLEBASE_MAX_STREAMS_PER_IP: '1000' };
   // The admin row must exist before the server opens the database (it reads /dashboard/metrics).
-  const args = ['bin/tablebase.mjs', 'admin', 'create', '--project', 'examples/conformance', '--data', dataDir, '--table', 'admins', '--email', ADMIN.email, '--password', ADMIN.password];
+  const args = [
+    'bin/tablebase.mjs',
+    'admin',
+    'create',
+    '--project',
+    'examples/conformance',
+    '--data',
+    dataDir,
+    ...(await databaseArgs(dataDir)),
+    '--table',
+    'admins',
+    '--email',
+    ADMIN.email,
+    '--password',
+    ADMIN.password,
+  ];
   await promisify(execFile)(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 });
   s = await startServer({ dataDir, env });
   const a = await s.call('POST', '/auth/sign-in', { type: 'signIn', table: 'admins', ...ADMIN });

@@ -3,13 +3,12 @@
  * password of an existing one (and ends its sessions). The table must be an admin auth table.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { hashPassword, SqlAuthStore, validatePasswordLength } from '../auth/index.js';
 import { prepareSchema } from '../core/schema.js';
 import { newId } from '../storage/ids.js';
 import { byColumnPlan } from '../storage/plan.js';
 import { insertRow, selectRows } from '../storage/rows.js';
-import { openSqlite } from '../storage/sqlite/driver.js';
+import { openDatabase } from '../storage/open.js';
 import { normalizeEmail } from '../pipeline/plan/values.js';
 import { WriteQueue } from '../storage/writer.js';
 import { flag, type Args } from './args.js';
@@ -26,7 +25,7 @@ export async function admin(args: Args, sub: string | undefined): Promise<void> 
   const email = normalizeEmail(flag(args, 'email'), '--email');
   const password = validatePasswordLength(flag(args, 'password'), 8, 1024, '--password');
   mkdirSync(config.dataDir, { recursive: true });
-  const driver = openSqlite(join(config.dataDir, 'db.sqlite'), { synchronous: config.synchronous });
+  const driver = await openDatabase(config);
   try {
     await prepareSchema(driver, model, config, 'apply');
     const hash = await hashPassword(password, config.passwordSecret);

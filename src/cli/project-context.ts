@@ -20,7 +20,12 @@ export async function projectContext(args: Args, needSecrets = true): Promise<Pr
   const projectDir = flag(args, 'project') ?? process.env.TABLEBASE_PROJECT ?? '.';
   const project = await loadProject(projectDir);
   const secrets = needSecrets ? loadSecrets(process.env, projectDir) : { jwtSecret: '', passwordSecret: '' };
-  const config = resolveConfig({ project: projectDir, data: flag(args, 'data'), host: flag(args, 'host'), port: flag(args, 'port') }, process.env, project, secrets);
+  const config = resolveConfig(
+    { project: projectDir, data: flag(args, 'data'), host: flag(args, 'host'), port: flag(args, 'port'), database: flag(args, 'database'), redis: flag(args, 'redis') },
+    process.env,
+    project,
+    secrets,
+  );
   const model = compileProject(project, internalTables(project));
   return { project, model, config, migrationsDir: join(config.projectDir, 'migrations') };
 }

@@ -12,7 +12,12 @@ export async function serve(args: Args, mode: 'apply' | 'auto'): Promise<void> {
   const projectDir = flag(args, 'project') ?? process.env.TABLEBASE_PROJECT ?? '.';
   const project = await loadProject(projectDir);
   const secrets = loadSecrets(process.env, projectDir);
-  const config = resolveConfig({ project: projectDir, data: flag(args, 'data'), host: flag(args, 'host'), port: flag(args, 'port') }, process.env, project, secrets);
+  const config = resolveConfig(
+    { project: projectDir, data: flag(args, 'data'), host: flag(args, 'host'), port: flag(args, 'port'), database: flag(args, 'database'), redis: flag(args, 'redis') },
+    process.env,
+    project,
+    secrets,
+  );
   const app = await createApp(project, config, { migrate: mode });
   const port = await app.listen();
   app.rt.log.info({ host: config.host, port, project: config.projectDir, data: config.dataDir }, `Tablebase listening on http://${config.host}:${port}`);

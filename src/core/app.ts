@@ -18,7 +18,7 @@ import { createPhotoService, photosTableFor, type PhotoService } from '../photos
 import { readData } from '../pipeline/execute/reads.js';
 import { createClientIp, createPolicyResolver, createRateLimiter, MemoryRateLimitStore } from '../ratelimit/index.js';
 import { newId } from '../storage/ids.js';
-import { openSqlite } from '../storage/sqlite/driver.js';
+import { openDatabase } from '../storage/open.js';
 import { WriteQueue } from '../storage/writer.js';
 import type { AppConfig } from './config.js';
 import { emailSender } from './email-sender.js';
@@ -63,7 +63,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   mkdirSync(config.dataDir, { recursive: true });
   const model = compileProject(project, internalTables(project));
   const limiter = createRateLimiter({ resolver: createPolicyResolver(model, project.server?.defaultPolicy), store: new MemoryRateLimitStore() });
-  const driver = openSqlite(join(config.dataDir, 'db.sqlite'), { synchronous: config.synchronous });
+  const driver = await openDatabase(config);
   try {
     await prepareSchema(driver, model, config, options.migrate ?? 'apply');
   } catch (err) {

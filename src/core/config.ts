@@ -21,6 +21,10 @@ export interface AppConfig {
   readonly streamHeartbeatMs: number;
   readonly maxStreams: number;
   readonly maxStreamsPerIp: number;
+  /** PostgreSQL URL (`--database`, `DATABASE_URL`); undefined: SQLite in the data folder. */
+  readonly databaseUrl: string | undefined;
+  /** Redis URL (`--redis`, `REDIS_URL`): what nodes share; undefined: in-process. */
+  readonly redisUrl: string | undefined;
 }
 
 export interface Flags {
@@ -28,6 +32,8 @@ export interface Flags {
   data?: string;
   host?: string;
   port?: string;
+  database?: string;
+  redis?: string;
 }
 
 const list = (s: string | undefined) =>
@@ -59,5 +65,7 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
     streamHeartbeatMs: Number(env.TABLEBASE_STREAM_HEARTBEAT_MS ?? s.streams?.heartbeatMs ?? 15_000),
     maxStreams: Number(env.TABLEBASE_MAX_STREAMS ?? s.streams?.maxOpen ?? 10_000),
     maxStreamsPerIp: Number(env.TABLEBASE_MAX_STREAMS_PER_IP ?? s.streams?.maxPerIp ?? 100),
+    databaseUrl: (flags.database ?? env.DATABASE_URL) || undefined,
+    redisUrl: (flags.redis ?? env.REDIS_URL) || undefined,
   });
 }

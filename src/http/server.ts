@@ -39,7 +39,8 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse): Prom
     await m.handler({ req, res, app, path, search, params: m.params, ip, requestId });
   } catch (err) {
     const e = toApiError(err);
-    if (e.status >= 500) app.rt.log.error({ err: e.cause ?? err, requestId, route }, 'request failed');
+    // A full write queue is backpressure working as intended (SPEC §6), not a server fault.
+    if (e.status >= 500 && e.code !== 'WRITE_QUEUE_FULL') app.rt.log.error({ err: e.cause ?? err, requestId, route }, 'request failed');
     sendError(res, e);
     drainRest(req);
   } finally {

@@ -26,8 +26,10 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
 }
 
 export async function createTestDatabase(): Promise<TestDatabase> {
-  // Lowercase hex only: the name is an identifier we build, never input.
-  const name = `tb_test_${randomBytes(6).toString('hex')}`;
+  // Lowercase hex only: the name is an identifier we build, never input. A run id (set by the
+  // end-to-end global setup) lets the run's teardown drop whatever a crashed test left behind.
+  const run = /^[0-9a-f]{1,16}$/.test(process.env.TABLEBASE_TEST_RUN ?? '') ? `${process.env.TABLEBASE_TEST_RUN}_` : '';
+  const name = `tb_test_${run}${randomBytes(6).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE "${name}"`));
   const url = new URL(TEST_SERVER_URL);
   url.pathname = `/${name}`;
@@ -36,4 +38,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     url: url.toString(),
     drop: () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))),
   };
+}
+
+/** Drops every database of one test run (`tb_test_<run>_*`). */
+export async function dropTestRun(run: string): Promise<void> {
+  if (!/^[0-9a-f]{1,16}$/.test(run)) return;
+  await admin(async (c) => {
+    const { rows } = await c.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [`tb_test_${run}_`]);
+    for (const r of rows) await c.query(`DROP DATABASE IF EXISTS "${r.datname.replace(/"/g, '""')}" WITH (FORCE)`);
+  });
 }

@@ -1,0 +1,17 @@
+/**
+ * The end-to-end suite again, every server on PostgreSQL (SPEC §12, last paragraph; issue #15):
+ * `vitest run --config vitest.postgres.config.ts`. Each server gets a fresh database.
+ */
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/types/**'],
+    globalSetup: ['test/helpers/postgres-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
