@@ -19,7 +19,7 @@ export async function findCredentials(rt: Runtime, c: CollectionModel, email: st
 
 /** Sets columns of one user inside a writer job, announcing the change to live queries. */
 export async function setUserColumns(rt: Runtime, tx: SqlRunner, c: CollectionModel, id: string, values: Record<string, unknown>, changes: { push(c: unknown): void }): Promise<Row | null> {
-  const before = await findUser(rt, c, 'id', id, tx);
+  const before = (await selectRows(tx, rt.driver.dialect, byColumnPlan(c, 'id', id), true))[0];
   if (!before) return null;
   const sets = new Map<ColumnModel, unknown>();
   for (const [k, v] of Object.entries(values)) sets.set(c.columns.get(k)!, v);

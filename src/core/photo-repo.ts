@@ -20,7 +20,7 @@ export function photoRepo(rt: Runtime): PhotoRepo {
     get: async (id: string) => ((await selectRows(rt.driver, d, byId(id)))[0] as (Row & PhotoRow) | undefined) ?? null,
     delete: (id: string) =>
       rt.writer.submit(async (tx, changes) => {
-        const [before] = await selectRows(tx, d, byId(id));
+        const [before] = await selectRows(tx, d, byId(id), true);
         if (!before) return;
         await deleteRowById(tx, d, c, id);
         changes.push({ table: c.name, op: 'delete', id, before, after: null });

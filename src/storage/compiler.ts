@@ -141,7 +141,7 @@ function whereClause(d: Dialect, plan: ReadPlan, bind: Bind): string {
   return w === '1=1' ? '' : ` WHERE ${w}`;
 }
 
-export function compileSelect(d: Dialect, plan: ReadPlan, columns?: string): Compiled {
+export function compileSelect(d: Dialect, plan: ReadPlan, columns?: string, forWrite = false): Compiled {
   const params: unknown[] = [];
   const bind = binder(d, params);
   let sql = `SELECT ${columns ?? selectList(d, plan.collection)} FROM ${source(d, plan.collection)}${whereClause(d, plan, bind)}${orderClause(d, plan)}`;
@@ -150,6 +150,7 @@ export function compileSelect(d: Dialect, plan: ReadPlan, columns?: string): Com
   // never client text, so this is no injection path.
   if (plan.limit !== undefined) sql += ` LIMIT ${intLiteral(plan.limit)}`;
   if (plan.offset) sql += ` OFFSET ${intLiteral(plan.offset)}`;
+  if (forWrite && !plan.collection.view) sql += d.lockForWrite;
   return { sql, params };
 }
 

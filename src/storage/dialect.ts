@@ -35,6 +35,12 @@ export interface Dialect {
    * (and the live engine's in-memory order follows), whatever the database's own default.
    */
   orderTerm(column: string, direction: 'asc' | 'desc', nullable: boolean): string;
+  /**
+   * Appended to a select whose rows a write is about to change: PostgreSQL locks them (`FOR
+   * UPDATE`) so two nodes writing at once answer as some serial order would; SQLite's one
+   * writer already serializes every write transaction, so it appends nothing.
+   */
+  readonly lockForWrite: string;
   /** DDL type (with NOT NULL/DEFAULT handled by the caller) for a column spec. */
   columnType(spec: ColumnSpec): string;
 }

@@ -141,7 +141,12 @@ export function driverConformance(harness: DriverHarness): void {
         [col(ITEMS, 'tags'), ['z']],
         [col(ITEMS, 'due'), '2030-12-31T23:59:59.999Z'],
       ]);
-      const after = await driver.transaction((tx) => updateRowById(tx, driver.dialect, ITEMS, 'it_u1', sets));
+      const after = await driver.transaction(async (tx) => {
+        // The before image, read locked for the write (FOR UPDATE where the database needs it).
+        const [before] = await selectRows(tx, driver.dialect, readPlan(ITEMS, w('id', 'eq', 'it_u1'), { limit: 1 }), true);
+        expect(before).toMatchObject({ id: 'it_u1', done: false });
+        return updateRowById(tx, driver.dialect, ITEMS, 'it_u1', sets);
+      });
       expect(after).toMatchObject({ id: 'it_u1', done: true, tags: ['z'], due: '2030-12-31T23:59:59.999Z', priority: 0, nums: [], createdAt: '2026-02-03T04:05:06.007Z' });
       await driver.transaction((tx) => deleteRowById(tx, driver.dialect, ITEMS, 'it_u1'));
       expect(await ids(w('id', 'eq', 'it_u1'))).toEqual([]);

@@ -18,8 +18,12 @@ export function decoderFor(d: Dialect, c: CollectionModel): (raw: RawRow) => Row
   return dec;
 }
 
-export async function selectRows(db: SqlRunner, d: Dialect, plan: ReadPlan): Promise<Row[]> {
-  const q = compileSelect(d, plan);
+/**
+ * `forWrite`: the rows are read inside a write transaction to be changed; they are locked
+ * until it commits where the database needs it (Dialect.lockForWrite).
+ */
+export async function selectRows(db: SqlRunner, d: Dialect, plan: ReadPlan, forWrite = false): Promise<Row[]> {
+  const q = compileSelect(d, plan, undefined, forWrite);
   const raw = await db.all(q.sql, q.params);
   const dec = decoderFor(d, plan.collection);
   for (let i = 0; i < raw.length; i++) dec(raw[i]!);

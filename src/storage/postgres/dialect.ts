@@ -49,6 +49,7 @@ export const postgresDialect: Dialect = Object.freeze({
   listHas(column: string, item: unknown, bind: Bind): string {
     return `${column} @> ${bind(item)}::jsonb`;
   },
+  lockForWrite: ' FOR UPDATE',
   /**
    * PostgreSQL ranks nulls last ascending by default; SQLite (and the live engine) first. Only
    * nullable columns say so: a NULLS FIRST on `id` would stop the primary key's index from

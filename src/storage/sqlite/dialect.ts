@@ -53,6 +53,7 @@ export const sqliteDialect: Dialect = Object.freeze({
   listHas(column: string, item: unknown, bind: Bind): string {
     return `EXISTS (SELECT 1 FROM json_each(${column}) WHERE value = ${bind(item)})`;
   },
+  lockForWrite: '',
   orderTerm: (column: string, direction: 'asc' | 'desc') => `${column} ${direction === 'desc' ? 'DESC' : 'ASC'}`,
   columnType(spec: ColumnSpec): string {
     switch (spec.kind) {
