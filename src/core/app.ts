@@ -16,7 +16,8 @@ import { createServer } from '../http/server.js';
 import { createLiveEngine, type LiveEngine } from '../live/index.js';
 import { createPhotoService, photosTableFor, type PhotoService } from '../photos/index.js';
 import { readData } from '../pipeline/execute/reads.js';
-import { createClientIp, createPolicyResolver, createRateLimiter, MemoryRateLimitStore } from '../ratelimit/index.js';
+import { createClientIp, createPolicyResolver, createRateLimiter } from '../ratelimit/index.js';
+import { joinCluster, openCluster, type Cluster } from '../cluster/index.js';
 import { newId } from '../storage/ids.js';
 import { openDatabase } from '../storage/open.js';
 import { WriteQueue } from '../storage/writer.js';
@@ -40,6 +41,8 @@ export interface App {
   readonly auth: AuthServices;
   readonly email: EmailService;
   readonly cron: Scheduler | undefined;
+  /** What this node shares with the others of its deployment (Redis, or in-process). */
+  readonly cluster: Cluster;
   readonly clientIp: (socketAddress: string, forwardedFor: string | undefined) => string;
   /** Starts listening; resolves with the bound port. */
   listen(): Promise<number>;
@@ -62,8 +65,13 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   const log = options.log ?? createLogger();
   mkdirSync(config.dataDir, { recursive: true });
   const model = compileProject(project, internalTables(project));
-  const limiter = createRateLimiter({ resolver: createPolicyResolver(model, project.server?.defaultPolicy), store: new MemoryRateLimitStore() });
   const driver = await openDatabase(config);
+  const warn = (msg: string, err?: unknown) => log.warn({ err }, msg);
+  const cluster = await openCluster(config, driver.databaseName, warn).catch(async (err) => {
+    await driver.close();
+    throw err;
+  });
+  const limiter = createRateLimiter({ resolver: createPolicyResolver(model, project.server?.defaultPolicy), store: cluster.rateLimitStore });
   try {
     await prepareSchema(driver, model, config, options.migrate ?? 'apply');
   } catch (err) {
@@ -103,6 +111,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   const READ = { one: 'get', list: 'list', count: 'count' } as const;
   const live = createLiveEngine({ run: (q) => readData(rt, READ[q.kind], q.plan), log, maxOpen: config.maxStreams, maxPerIp: config.maxStreamsPerIp });
   writer.onCommit(live.onCommit);
+  joinCluster(cluster, { onCommit: (l) => writer.onCommit(l), live, revocations: auth.revocations, reloadRevocations: () => auth.sessions.loadRevocations() }, warn);
   const photos = createPhotoService({
     options: project.photos,
     dataDir: config.dataDir,
@@ -130,6 +139,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     photos,
     auth,
     email,
+    cluster,
     get cron() {
       return cron;
     },
@@ -139,7 +149,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
         server = createServer(app);
         server.once('error', reject);
         server.listen(config.port, config.host, () => {
-          if (project.cron?.length) cron = startScheduler(rt, project.cron);
+          if (project.cron?.length) cron = startScheduler(rt, project.cron, cluster.cron.claim);
           const addr = server!.address();
           resolvePort(typeof addr === 'object' && addr ? addr.port : config.port);
         });
@@ -159,6 +169,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
       await writer.whenIdle();
       await email.close();
       await driver.close();
+      await cluster.close();
     },
   };
   return app;

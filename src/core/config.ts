@@ -25,6 +25,8 @@ export interface AppConfig {
   readonly databaseUrl: string | undefined;
   /** Redis URL (`--redis`, `REDIS_URL`): what nodes share; undefined: in-process. */
   readonly redisUrl: string | undefined;
+  /** Prefix of every Redis key and channel (`REDIS_PREFIX`; default `tablebase:<database name>:`). */
+  readonly redisPrefix: string | undefined;
 }
 
 export interface Flags {
@@ -67,5 +69,6 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
     maxStreamsPerIp: Number(env.TABLEBASE_MAX_STREAMS_PER_IP ?? s.streams?.maxPerIp ?? 100),
     databaseUrl: (flags.database ?? env.DATABASE_URL) || undefined,
     redisUrl: (flags.redis ?? env.REDIS_URL) || undefined,
+    redisPrefix: env.REDIS_PREFIX || undefined,
   });
 }

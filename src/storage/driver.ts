@@ -17,6 +17,8 @@ export interface Tx extends SqlRunner {
 
 export interface Driver extends SqlRunner {
   readonly dialect: Dialect;
+  /** The database's name (PostgreSQL) or `sqlite`: the default Redis prefix names it (SPEC §14). */
+  readonly databaseName: string;
   /** Runs `fn` in one write transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**

@@ -66,7 +66,8 @@ const databases = new Map<string, Promise<TestDatabase>>();
 export async function databaseArgs(dataDir: string): Promise<string[]> {
   if (process.env.TABLEBASE_TEST_DB !== 'postgres') return [];
   if (!databases.has(dataDir)) databases.set(dataDir, createTestDatabase());
-  return ['--database', (await databases.get(dataDir)!).url];
+  // SPEC §12: the PostgreSQL run also shares through Redis (a fresh REDIS_PREFIX per server).
+  return ['--database', (await databases.get(dataDir)!).url, '--redis', process.env.TABLEBASE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'];
 }
 
 /** PostgreSQL run: every row of the data folder's database as JSON text; undefined on SQLite. */

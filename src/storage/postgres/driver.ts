@@ -41,14 +41,14 @@ const CLIENT_ERRORS: Record<string, () => ApiError> = {
 
 export class PostgresDriver implements Driver {
   readonly dialect = postgresDialect;
-  readonly database: string;
+  readonly databaseName: string;
   #read: pg.Pool;
   #write: pg.Pool;
   #url: string;
 
   constructor(url: string, options: PostgresOptions = {}) {
     this.#url = url;
-    this.database = new URL(url).pathname.slice(1) || 'postgres';
+    this.databaseName = new URL(url).pathname.slice(1) || 'postgres';
     const base = { connectionString: url, types: typeParsers };
     const session = '-c TimeZone=UTC -c synchronous_commit=on';
     this.#read = new pg.Pool({ ...base, max: options.readPool ?? 8, options: `${session} -c statement_timeout=${options.readTimeoutMs ?? 30_000}` });

@@ -72,6 +72,7 @@ function open(file: string, options: SqliteOptions, readonly: boolean): Db {
 
 export class SqliteDriver implements Driver {
   readonly dialect = sqliteDialect;
+  readonly databaseName = 'sqlite';
   readonly file: string;
   #writer: Db;
   #reader: Db;
