@@ -7,7 +7,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/types/**'],
+    // The cluster tests start their own PostgreSQL deployment in every run.
+    exclude: ['test/types/**', 'test/cluster.test.ts'],
     globalSetup: ['test/helpers/postgres-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -53,6 +53,8 @@ export interface StartOptions {
   dataDir?: string;
   env?: Record<string, string>;
   command?: 'serve' | '__run-dev';
+  /** More flags (the cluster tests pass `--database` and `--redis` for two nodes of one deployment). */
+  args?: string[];
 }
 
 export const secret = () => randomBytes(32).toString('hex');
@@ -91,12 +93,16 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tb-test-'));
   const project = options.project ?? join(ROOT, 'examples/conformance');
   const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret(), LOG_LEVEL: 'info', REDIS_PREFIX: `tb-test:${randomBytes(6).toString('hex')}:`, ...options.env };
-  const database = await databaseArgs(dataDir);
-  const proc = spawn(process.execPath, [BIN, options.command ?? 'serve', '--project', project, '--data', dataDir, '--host', '127.0.0.1', '--port', String(port), ...database], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const database = options.args?.includes('--database') ? [] : await databaseArgs(dataDir);
+  const proc = spawn(
+    process.execPath,
+    [BIN, options.command ?? 'serve', '--project', project, '--data', dataDir, '--host', '127.0.0.1', '--port', String(port), ...database, ...(options.args ?? [])],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   proc.stdout!.on('data', (d) => (output += d));
   proc.stderr!.on('data', (d) => (output += d));
