@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../src/storage/postgres/test-database.js';
 import { until, pause } from './helpers/poll.js';
@@ -148,6 +149,26 @@ describe('two nodes, one deployment', { timeout: 60_000 }, () => {
     await create(a, `${t}-after`);
     expect((await onB.nextWhere((f) => f.json.data === 2, 5000)).json.data).toBe(2);
     onB.close();
+  });
+
+  it('serves on B a photo uploaded on A, thumbnails too, and deletes it everywhere', async () => {
+    const up = await a.call('POST', '/auth/sign-up', { type: 'signUp', table: 'users', email: `p${Date.now()}@example.com`, password: 'cluster-pass-1' });
+    const token = up.json.data.accessToken as string;
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 10, g: 200, b: 30 } } })
+      .png()
+      .toBuffer();
+    const r = await fetch(`${a.base}/img`, { method: 'POST', body: new Uint8Array(png), headers: { 'content-type': 'image/png', ...bearer(token) } });
+    expect(r.status).toBe(200);
+    const { id } = (await r.json()).data as { id: string };
+    const onB = await fetch(`${b.base}/img/${id}`);
+    expect(onB.status).toBe(200);
+    expect(Buffer.from(await onB.arrayBuffer()).equals(png)).toBe(true);
+    const thumbB = await fetch(`${b.base}/img/${id}?thumb=16x16`);
+    expect(thumbB.status).toBe(200);
+    const thumbA = await fetch(`${a.base}/img/${id}?thumb=16x16`);
+    expect(Buffer.from(await thumbA.arrayBuffer()).equals(Buffer.from(await thumbB.arrayBuffer()))).toBe(true);
+    expect((await fetch(`${b.base}/img/${id}`, { method: 'DELETE', headers: bearer(token) })).status).toBe(204);
+    expect((await fetch(`${a.base}/img/${id}`)).status).toBe(404);
   });
 
   it('kill -9 of A loses no answered write', async () => {

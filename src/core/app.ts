@@ -14,7 +14,7 @@ import { Router } from '../http/router.js';
 import { routeTable } from '../http/routes.js';
 import { createServer } from '../http/server.js';
 import { createLiveEngine, type LiveEngine } from '../live/index.js';
-import { createPhotoService, photosTableFor, type PhotoService } from '../photos/index.js';
+import { createPhotoService, photosTableFor, photoStoreFor, type PhotoService } from '../photos/index.js';
 import { readData } from '../pipeline/execute/reads.js';
 import { createClientIp, createPolicyResolver, createRateLimiter } from '../ratelimit/index.js';
 import { joinCluster, openCluster, type Cluster } from '../cluster/index.js';
@@ -115,6 +115,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   const photos = createPhotoService({
     options: project.photos,
     dataDir: config.dataDir,
+    store: await photoStoreFor(driver, config.dataDir),
     repo: photoRepo(rt),
     newId: () => newId('ph'),
     now: rt.now,
