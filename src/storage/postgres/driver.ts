@@ -25,8 +25,37 @@ export interface PostgresOptions {
 
 type Queryable = pg.Pool | pg.PoolClient;
 
+/**
+ * Named (server-side prepared) statements for SQL texts seen twice: PostgreSQL then skips parsing
+ * and planning on every later run. Capped for the process's lifetime, because a connection keeps
+ * every statement it prepared: once the cap is reached, new texts run unnamed.
+ */
+const MAX_NAMED = 500;
+class StatementNames {
+  #seen = new Set<string>();
+  #named = new Map<string, string>();
+  name(sql: string): string | undefined {
+    const known = this.#named.get(sql);
+    if (known !== undefined || this.#named.size >= MAX_NAMED) return known;
+    if (!this.#seen.has(sql)) {
+      if (this.#seen.size < MAX_NAMED * 4) this.#seen.add(sql);
+      return undefined;
+    }
+    const name = `tb${this.#named.size}`;
+    this.#named.set(sql, name);
+    return name;
+  }
+}
+const names = new StatementNames();
+
+async function query(q: Queryable, sql: string, params: SqlParams = []): Promise<pg.QueryResult<RawRow>> {
+  // Statements with no parameters may hold several commands (migrations): never prepared.
+  const name = params.length > 0 ? names.name(sql) : undefined;
+  return q.query<RawRow>(name ? { name, text: sql, values: params as unknown[] } : { text: sql, values: params as unknown[] });
+}
+
 async function all(q: Queryable, sql: string, params: SqlParams = []): Promise<RawRow[]> {
-  return (await q.query<RawRow>(sql, params as unknown[])).rows;
+  return (await query(q, sql, params)).rows;
 }
 
 /** Client mistakes PostgreSQL reports, mapped as SQLite's are (SPEC §2). */
@@ -66,7 +95,7 @@ export class PostgresDriver implements Driver {
   }
   /** A write outside the writer (migrations, admin CLI). */
   async run(sql: string, params?: SqlParams): Promise<{ changes: number }> {
-    const r = await this.#write.query(sql, params as unknown[] | undefined);
+    const r = await query(this.#write, sql, params);
     return { changes: r.rowCount ?? 0 };
   }
 
@@ -76,7 +105,7 @@ export class PostgresDriver implements Driver {
     const tx: Tx = {
       all: (sql, params) => all(client, sql, params),
       get: async (sql, params) => (await all(client, sql, params))[0],
-      run: async (sql, params) => ({ changes: (await client.query(sql, params as unknown[] | undefined)).rowCount ?? 0 }),
+      run: async (sql, params) => ({ changes: (await query(client, sql, params)).rowCount ?? 0 }),
       // Savepoint names come from the writer (constants), never from a request.
       savepoint: async (name) => void (await client.query(`SAVEPOINT ${name}`)),
       release: async (name) => void (await client.query(`RELEASE SAVEPOINT ${name}`)),
