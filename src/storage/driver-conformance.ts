@@ -191,6 +191,22 @@ export function driverConformance(harness: DriverHarness): void {
       expect(await ids(w('id', 'in', ['ow_g1', 'ow_g2', 'ow_g3'], OWNERS), [order('id', 'asc', OWNERS)], OWNERS)).toEqual(['ow_g1', 'ow_g3']);
     });
 
+    it('commits concurrent writer lanes (where the driver allows them) with every answered job stored once', async () => {
+      const q = new WriteQueue(driver);
+      const committed: string[] = [];
+      q.onCommit((c) => committed.push(...c.map((x) => x.id)));
+      const jobs: Promise<unknown>[] = [];
+      for (let i = 0; i < 60; i++) {
+        const id = `ow_l${String(i).padStart(3, '0')}`;
+        jobs.push(q.submit((tx, changes) => insertOwner(driver, tx, id, `L${i}`).then(() => void changes.push({ table: 'owners', op: 'insert', id, before: null, after: { id } }))));
+        if (i % 7 === 0) await new Promise((r) => setImmediate(r)); // spread over several batches
+      }
+      await Promise.all(jobs);
+      await q.whenIdle();
+      expect(committed.sort()).toEqual(Array.from({ length: 60 }, (_, i) => `ow_l${String(i).padStart(3, '0')}`));
+      expect(await countRows(driver, driver.dialect, readPlan(OWNERS, w('id', 'startsWith', 'ow_l', OWNERS)))).toBe(60);
+    });
+
     it('answers health, size and exclusive sections', async () => {
       expect(await driver.ping()).toBe(true);
       expect(await driver.sizeBytes()).toBeGreaterThan(0);

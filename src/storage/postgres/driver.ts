@@ -71,6 +71,8 @@ const CLIENT_ERRORS: Record<string, () => ApiError> = {
 export class PostgresDriver implements Driver {
   readonly dialect = postgresDialect;
   readonly databaseName: string;
+  /** One write connection stays free for migrations, locks and the admin CLI's writes. */
+  readonly maxWriters: number;
   #read: pg.Pool;
   #write: pg.Pool;
   #url: string;
@@ -82,6 +84,7 @@ export class PostgresDriver implements Driver {
     const session = '-c TimeZone=UTC -c synchronous_commit=on';
     this.#read = new pg.Pool({ ...base, max: options.readPool ?? 8, options: `${session} -c statement_timeout=${options.readTimeoutMs ?? 30_000}` });
     this.#write = new pg.Pool({ ...base, max: options.writePool ?? 4, options: session });
+    this.maxWriters = Math.max(1, (options.writePool ?? 4) - 1);
     // An idle connection dropped by the server must not crash the process; the next query reconnects.
     this.#read.on('error', () => {});
     this.#write.on('error', () => {});
