@@ -1,7 +1,7 @@
 /**
  * Plans → SQL text and parameters. Every identifier comes from the compiled schema (never from a
  * request) and every value is a bound parameter (SPEC §4). Dialect differences go through
- * `Dialect`, so PostgreSQL reuses this file unchanged.
+ * `Dialect`, so PostgreSQL uses this file unchanged.
  */
 import type { CollectionModel, ColumnModel } from '../core/model.js';
 import type { Dialect } from './dialect.js';

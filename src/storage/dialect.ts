@@ -1,7 +1,7 @@
 /**
  * Everything that differs between databases in one small interface (Kysely's dialect idea). The
- * query compiler, the writer and migrations call only this; sqlite/dialect.ts implements it now,
- * postgres/dialect.ts next.
+ * query compiler, the writer and migrations call only this; sqlite/dialect.ts and
+ * postgres/dialect.ts implement it.
  */
 import type { ColumnModel } from '../core/model.js';
 import type { ColumnSpec } from '../define/columns.js';

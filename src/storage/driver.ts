@@ -1,7 +1,8 @@
 /**
- * The storage driver: the small interface every database implements (sqlite/ now, postgres/
- * next, same file names in each). Reads run on a read connection and see committed data only;
- * writes run inside `transaction`, which only the serialized writer (storage/writer.ts) calls.
+ * The storage driver: the small interface every database implements (sqlite/ and postgres/,
+ * same file names in each; both pass storage/driver-conformance.ts). Reads run on a read
+ * connection and see committed data only; writes run inside `transaction`, which only the
+ * writer (storage/writer.ts) and migrations call.
  */
 import type { ApiError } from '../core/errors.js';
 import type { Dialect } from './dialect.js';

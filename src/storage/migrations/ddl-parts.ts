@@ -5,6 +5,7 @@
 import type { ColumnModel } from '../../core/model.js';
 import type { ColumnSpec } from '../../define/columns.js';
 import type { Dialect } from '../dialect.js';
+import type { Change } from './diff.js';
 import type { ColumnSchema, IndexSchema, SchemaSnapshot, TableSchema } from './snapshot.js';
 
 export interface DdlContext {
@@ -74,3 +75,10 @@ export function createIndexSql(d: Dialect, table: string, ix: IndexSchema): stri
   return `CREATE ${ix.unique ? 'UNIQUE ' : ''}INDEX ${d.quote(ix.name)} ON ${d.quote(table)} (${ix.columns.map(d.quote).join(', ')})`;
 }
 
+
+/** CREATE TABLE with its indexes, or DROP TABLE: the same statements on every database; else undefined. */
+export function wholeTableSql(d: Dialect, c: Change): string[] | undefined {
+  if (c.op === 'createTable') return [createTableSql(d, c.next), ...c.next.indexes.map((ix) => createIndexSql(d, c.table, ix))];
+  if (c.op === 'dropTable') return [`DROP TABLE ${d.quote(c.table)}`];
+  return undefined;
+}

@@ -7,7 +7,7 @@
  * (`<table>_<column>_fkey`), so a later change can drop and re-add them by name.
  */
 import type { Dialect } from '../dialect.js';
-import { columnDef, createIndexSql, createTableSql, literal, stringLiteral, typeOf, type DdlContext } from './ddl-parts.js';
+import { columnDef, createIndexSql, literal, stringLiteral, typeOf, wholeTableSql, type DdlContext } from './ddl-parts.js';
 import { backfillOf, type Change } from './diff.js';
 import type { ColumnSchema } from './snapshot.js';
 
@@ -81,13 +81,12 @@ export function postgresStatements(changes: readonly Change[], ctx: DdlContext):
   const q = d.quote;
   const out: string[] = [];
   for (const c of changes) {
+    const whole = wholeTableSql(d, c);
+    if (whole) {
+      out.push(...whole);
+      continue;
+    }
     switch (c.op) {
-      case 'createTable':
-        out.push(createTableSql(d, c.next), ...c.next.indexes.map((ix) => createIndexSql(d, c.table, ix)));
-        break;
-      case 'dropTable':
-        out.push(`DROP TABLE ${q(c.table)}`);
-        break;
       case 'createIndex':
         out.push(createIndexSql(d, c.table, c.index));
         break;

@@ -1,6 +1,6 @@
 /**
  * Every piece of SQL text the migrations produce, built only through the Dialect (quote,
- * columnType, encode), so a PostgreSQL dialect plugs in here later.
+ * columnType, encode); PostgreSQL's in-place ALTERs are in ddl-postgres.ts.
  *
  * SQLite can ALTER a table only to add a column (with limits) or drop an unconstrained one, so
  * anything else uses the documented 12-step rebuild (https://sqlite.org/lang_altertable.html#otheralter):
@@ -18,7 +18,7 @@
  */
 import type { ColumnSpec } from '../../define/columns.js';
 import type { Dialect } from '../dialect.js';
-import { columnDef, createIndexSql, createTableSql, literal, stringLiteral, type DdlContext } from './ddl-parts.js';
+import { columnDef, createIndexSql, createTableSql, literal, stringLiteral, wholeTableSql, type DdlContext } from './ddl-parts.js';
 import { postgresStatements } from './ddl-postgres.js';
 import { backfillOf, type Change } from './diff.js';
 import { MIGRATIONS_TABLE, REBUILD_PREFIX, type ColumnSchema, type TableSchema } from './snapshot.js';
@@ -100,13 +100,12 @@ export function migrationStatements(changes: readonly Change[], ctx: DdlContext)
   const done = new Set<string>();
   const out: string[] = [];
   for (const c of changes) {
+    const whole = wholeTableSql(d, c);
+    if (whole) {
+      out.push(...whole);
+      continue;
+    }
     switch (c.op) {
-      case 'createTable':
-        out.push(createTableSql(d, c.next), ...c.next.indexes.map((ix) => createIndexSql(d, c.table, ix)));
-        break;
-      case 'dropTable':
-        out.push(`DROP TABLE ${d.quote(c.table)}`);
-        break;
       case 'createIndex':
         if (!rebuilt.has(c.table)) out.push(createIndexSql(d, c.table, c.index));
         break;
