@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { hashPassword, SqlAuthStore, validatePasswordLength } from '../auth/index.js';
-import { prepareSchema } from '../core/schema.js';
+import { prepareSchema } from '../server/schema.js';
 import { newId } from '../storage/ids.js';
 import { byColumnPlan } from '../storage/plan.js';
 import { insertRow, selectRows } from '../storage/rows.js';

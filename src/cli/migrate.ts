@@ -1,6 +1,6 @@
 /** `tablebase migrate generate|apply|status` over the project's `migrations/` folder. */
 import { mkdirSync } from 'node:fs';
-import { userModel } from '../core/schema.js';
+import { userModel } from '../server/schema.js';
 import { applyMigrations, describeChange, generateMigration, migrationStatus } from '../storage/migrations/index.js';
 import { openDatabase } from '../storage/open.js';
 import { flag, type Args } from './args.js';

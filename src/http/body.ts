@@ -5,14 +5,12 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError, badRequest } from '../core/errors.js';
 
-export const DEFAULT_MAX_BODY = 1024 * 1024;
-
 function tooLarge(): ApiError {
   return new ApiError('PAYLOAD_TOO_LARGE');
 }
 
 /** Reads the raw body, failing as soon as it passes `max` bytes. */
-export function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > max) {
     req.resume(); // drain without keeping it, so the 413 can still be answered on this socket
@@ -43,7 +41,7 @@ export function readBody(req: IncomingMessage, max: number): Promise<Buffer | nu
   });
 }
 
-export function parseJson(text: string, where: string): Record<string, unknown> {
+function parseJson(text: string, where: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -55,7 +53,7 @@ export function parseJson(text: string, where: string): Record<string, unknown> 
 }
 
 /** The JSON of a GET's `body` query parameter; undefined when absent. */
-export function queryBody(search: string): Record<string, unknown> | undefined {
+function queryBody(search: string): Record<string, unknown> | undefined {
   if (!search) return undefined;
   const raw = new URLSearchParams(search).get('body');
   if (raw === null) return undefined;

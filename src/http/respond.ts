@@ -2,7 +2,7 @@
 import type { ServerResponse } from 'node:http';
 import { type ApiError } from '../core/errors.js';
 
-export function sendJson(res: ServerResponse, status: number, json: string, headers?: Record<string, string> | null): void {
+function sendJson(res: ServerResponse, status: number, json: string, headers?: Record<string, string> | null): void {
   if (headers) for (const k in headers) res.setHeader(k, headers[k]!);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
   res.end(json);

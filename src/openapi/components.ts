@@ -6,7 +6,7 @@
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.js';
 import { headerRef, schemaRef, type JsonSchema } from './context.js';
 
-export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 export function errorSchema(): JsonSchema {
   return {

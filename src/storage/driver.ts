@@ -6,9 +6,16 @@
  */
 import type { ApiError } from '../core/errors.js';
 import type { Dialect } from './dialect.js';
-import type { SqlRunner } from './sql.js';
+import type { RawRow } from './plan.js';
 
-export type { RawRow, SqlParams, SqlRunner } from './sql.js';
+export type SqlParams = readonly unknown[];
+export type { RawRow } from './plan.js';
+
+export interface SqlRunner {
+  all(sql: string, params?: SqlParams): Promise<RawRow[]>;
+  get(sql: string, params?: SqlParams): Promise<RawRow | undefined>;
+  run(sql: string, params?: SqlParams): Promise<{ changes: number }>;
+}
 
 export interface Tx extends SqlRunner {
   savepoint(name: string): Promise<void>;

@@ -2,7 +2,8 @@
 import type { CollectionModel, ColumnModel } from '../core/model.js';
 import { compileCount, compileDeleteById, compileInsert, compileSelect, compileUpdateById, perDialect } from './compiler.js';
 import type { Dialect } from './dialect.js';
-import type { RawRow, SqlRunner } from './sql.js';
+import type { SqlRunner } from './driver.js';
+import type { RawRow } from './plan.js';
 import type { ReadPlan, Row } from './plan.js';
 
 const decoderCaches = perDialect<(raw: RawRow) => Row>();

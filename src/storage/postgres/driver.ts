@@ -10,7 +10,8 @@
 import pg from 'pg';
 import { ApiError } from '../../core/errors.js';
 import type { Driver, Tx } from '../driver.js';
-import type { RawRow, SqlParams } from '../sql.js';
+import type { RawRow } from '../plan.js';
+import type { SqlParams } from '../driver.js';
 import { postgresDialect } from './dialect.js';
 import { describeUrl, typeParsers } from './types.js';
 

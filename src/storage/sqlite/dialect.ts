@@ -2,7 +2,7 @@
 import type { ColumnModel } from '../../core/model.js';
 import type { ColumnSpec } from '../../define/columns.js';
 import type { Bind, Dialect } from '../dialect.js';
-import type { RawRow } from '../sql.js';
+import type { RawRow } from '../plan.js';
 import type { Row } from '../plan.js';
 
 const BOOLEAN_KINDS = new Set(['boolean', 'isVerified']);
