@@ -7,6 +7,9 @@
  *   storage/       driver + dialect interfaces, compiler, writer, migrations
  *   pipeline/      the stages: rate limit → token + rules → plan → execute → row filter → extend
  *   auth/ photos/ email/ live/ cron/ dashboard/ ratelimit/ push/   services taking and returning values
+ *   cluster/       what nodes share over Redis (change bus, revocations, rate-limit store, cron
+ *                  leadership): sits beside the services it connects (live, auth, ratelimit), below
+ *                  http/ and server/, so it is checked as a feature folder (never imports http/)
  *   http/          the only folder that knows HTTP: server, route declarations, lifecycle
  *   openapi/       the document, from the declarations and the model
  *   server/        the composition root (createApp)
@@ -16,7 +19,7 @@
  */
 /* global module */
 const TESTS = '(\\.test\\.ts|/test-support\\.ts|/test-fixtures\\.ts|/store-conformance\\.ts)$';
-const FEATURES = '^src/(auth|photos|email|live|cron|dashboard|ratelimit|push|pipeline|storage|core|define)/';
+const FEATURES = '^src/(auth|photos|email|live|cron|dashboard|ratelimit|push|cluster|pipeline|storage|core|define)/';
 
 module.exports = {
   forbidden: [

@@ -6,7 +6,7 @@
  */
 import { ApiError, badRequest } from '../core/errors.js';
 import type { Jwt } from '../define/types.js';
-import { normalizeEmail } from '../storage/values.js';
+import { normalizeEmail } from '../pipeline/plan/values.js';
 import type { PasswordlessDeps } from './passwordless.js';
 import type { SignInDeps } from './sign-in.js';
 import { findUser, setUserColumns } from './users.js';

@@ -12,7 +12,7 @@ import type { Jwt } from '../define/types.js';
 import { createTrusted, runHook } from '../pipeline/index.js';
 import { checkCreateObject } from '../pipeline/plan/objects.js';
 import type { Row } from '../storage/plan.js';
-import { normalizeEmail } from '../storage/values.js';
+import { normalizeEmail } from '../pipeline/plan/values.js';
 import type { AuthServices } from './index.js';
 import { sessionIdOf } from './jwt.js';
 import { passwordWithinBounds } from './passwords.js';

@@ -28,6 +28,7 @@ export class RevocationList {
   #retentionMs: number;
   #now: () => number;
   #lastPrune = 0;
+  #listeners: ((entry: RevokedSession) => void)[] = [];
 
   /** `accessTokenTtlSeconds`: the longest lifetime of any access token this server signs. */
   constructor(accessTokenTtlSeconds: number, now: () => number = Date.now) {
@@ -44,7 +45,17 @@ export class RevocationList {
     return this.#revoked.size;
   }
 
+  /** Called for revocations made here (not for those loaded): other nodes are told (cluster/). */
+  onRevoke(listener: (entry: RevokedSession) => void): void {
+    this.#listeners.push(listener);
+  }
+
   revoke(sessionId: string, revokedAt: number = this.#now()): void {
+    this.#record(sessionId, revokedAt);
+    for (const l of this.#listeners) l({ sessionId, revokedAt });
+  }
+
+  #record(sessionId: string, revokedAt: number): void {
     const had = this.#revoked.get(sessionId);
     // Keep the latest moment: it decides when the entry may be pruned, and pruning later is safe.
     if (had === undefined || revokedAt > had) {
@@ -56,7 +67,7 @@ export class RevocationList {
 
   /** Merges revocations read from storage (at start, or a periodic sync between nodes). */
   load(entries: Iterable<RevokedSession>): void {
-    for (const e of entries) this.revoke(e.sessionId, e.revokedAt);
+    for (const e of entries) this.#record(e.sessionId, e.revokedAt);
   }
 
   isRevoked(sessionId: string): boolean {

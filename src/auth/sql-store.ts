@@ -1,6 +1,6 @@
 /**
  * AuthStore over SQL. Only parameterized statements; identifiers quoted with `dialect.quote` and
- * placeholders from `dialect.param(n)`, so the same text runs on SQLite now and PostgreSQL later.
+ * placeholders from `dialect.param(n)`, so the same text runs on SQLite and on PostgreSQL.
  * Statements are built once per store. Checks that decide a race are single check-and-set
  * statements (`UPDATE ... WHERE used_at IS NULL AND expires_at > ?`, then `changes`), so two
  * requests presenting the same token can never both win, even outside a transaction.

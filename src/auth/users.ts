@@ -2,15 +2,11 @@
 import type { CollectionModel, ColumnModel } from '../core/model.js';
 import type { Runtime } from '../core/runtime.js';
 import type { SqlRunner } from '../storage/driver.js';
-import type { ReadPlan, Row } from '../storage/plan.js';
+import { byColumnPlan, type Row } from '../storage/plan.js';
 import { selectRows, updateRowById } from '../storage/rows.js';
 
-function byColumn(c: CollectionModel, column: string, value: string): ReadPlan {
-  return { collection: c, where: { kind: 'cmp', column: c.columns.get(column)!, op: 'eq', value }, orderBy: [], limit: 1, offset: undefined };
-}
-
 export async function findUser(rt: Runtime, c: CollectionModel, column: 'id' | 'email', value: string, db: SqlRunner = rt.driver): Promise<Row | null> {
-  return (await selectRows(db, rt.driver.dialect, byColumn(c, column, value)))[0] ?? null;
+  return (await selectRows(db, rt.driver.dialect, byColumnPlan(c, column, value)))[0] ?? null;
 }
 
 /** The stored hash of a user found by email, with the user's id. */
@@ -23,7 +19,7 @@ export async function findCredentials(rt: Runtime, c: CollectionModel, email: st
 
 /** Sets columns of one user inside a writer job, announcing the change to live queries. */
 export async function setUserColumns(rt: Runtime, tx: SqlRunner, c: CollectionModel, id: string, values: Record<string, unknown>, changes: { push(c: unknown): void }): Promise<Row | null> {
-  const before = await findUser(rt, c, 'id', id, tx);
+  const before = (await selectRows(tx, rt.driver.dialect, byColumnPlan(c, 'id', id), true))[0];
   if (!before) return null;
   const sets = new Map<ColumnModel, unknown>();
   for (const [k, v] of Object.entries(values)) sets.set(c.columns.get(k)!, v);

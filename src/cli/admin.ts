@@ -3,36 +3,34 @@
  * password of an existing one (and ends its sessions). The table must be an admin auth table.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { hashPassword, SqlAuthStore, validatePasswordLength } from '../auth/index.js';
 import { prepareSchema } from '../server/schema.js';
 import { newId } from '../storage/ids.js';
+import { byColumnPlan } from '../storage/plan.js';
 import { insertRow, selectRows } from '../storage/rows.js';
-import { openSqlite } from '../storage/sqlite/driver.js';
-import { normalizeEmail } from '../storage/values.js';
+import { openDatabase } from '../storage/open.js';
+import { normalizeEmail } from '../pipeline/plan/values.js';
 import { WriteQueue } from '../storage/writer.js';
 import { flag, type Args } from './args.js';
-import { projectContext, refuseUnsupportedStorage } from './project-context.js';
+import { projectContext } from './project-context.js';
 import { setUserColumns } from '../auth/users.js';
 import type { Runtime } from '../core/runtime.js';
 
 export async function admin(args: Args): Promise<void> {
   const { model, config } = await projectContext(args);
-  refuseUnsupportedStorage(config);
   const tableName = flag(args, 'table') ?? model.tables.find((t) => t.auth?.admin)?.name;
   const c = tableName ? model.collections.get(tableName) : undefined;
   if (!c?.auth?.admin) throw new Error(`${tableName ?? '(none)'} is not an admin auth table (declare it with authTable(..., { admin: true }))`);
   const email = normalizeEmail(flag(args, 'email'), '--email');
   const password = validatePasswordLength(flag(args, 'password'), 8, 1024, '--password');
   mkdirSync(config.dataDir, { recursive: true });
-  const driver = openSqlite(join(config.dataDir, 'db.sqlite'), { synchronous: config.synchronous });
+  const driver = await openDatabase(config);
   try {
     await prepareSchema(driver, model, config, 'apply');
     const hash = await hashPassword(password, config.passwordSecret);
     const writer = new WriteQueue(driver);
     const rt = { driver, now: () => new Date().toISOString() } as unknown as Runtime;
-    const emailCol = c.columns.get('email')!;
-    const existing = (await selectRows(driver, driver.dialect, { collection: c, where: { kind: 'cmp', column: emailCol, op: 'eq', value: email }, orderBy: [], limit: 1, offset: undefined }))[0];
+    const existing = (await selectRows(driver, driver.dialect, byColumnPlan(c, 'email', email)))[0];
     await writer.submit(async (tx, changes) => {
       if (existing) {
         await setUserColumns(rt, tx, c, existing.id, { password: hash }, changes);

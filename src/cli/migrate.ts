@@ -1,25 +1,22 @@
 /** `tablebase migrate generate|apply|status` over the project's `migrations/` folder. */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { userModel } from '../server/schema.js';
 import { applyMigrations, describeChange, generateMigration, migrationStatus } from '../storage/migrations/index.js';
-import { openSqlite } from '../storage/sqlite/driver.js';
+import { openDatabase } from '../storage/open.js';
 import { flag, type Args } from './args.js';
-import { projectContext, refuseUnsupportedStorage } from './project-context.js';
+import { projectContext } from './project-context.js';
 
 export async function migrate(args: Args, sub: 'generate' | 'apply' | 'status'): Promise<void> {
   const { model, config, migrationsDir: dir } = await projectContext(args, false);
   const user = userModel(model);
   if (sub === 'generate') {
-    const { sqliteDialect: dialect } = await import('../storage/sqlite/dialect.js');
-    const r = await generateMigration({ model: user, dialect, dir, allowDestructive: args.flags['allow-destructive'] === true, name: flag(args, 'name') });
-    if (!r.file) console.log('No changes: the migrations already describe the declared schema.');
-    else console.log(`Wrote ${r.file}\n${r.changes.map((c) => `  - ${describeChange(c)}`).join('\n')}`);
+    const r = await generateMigration({ model: user, dir, allowDestructive: args.flags['allow-destructive'] === true, name: flag(args, 'name') });
+    if (r.files.length === 0) console.log('No changes: the migrations already describe the declared schema.');
+    else console.log(`Wrote ${r.files.join(', ')}\n${r.changes.map((c) => `  - ${describeChange(c)}`).join('\n')}`);
     return;
   }
-  refuseUnsupportedStorage(config);
   mkdirSync(config.dataDir, { recursive: true });
-  const driver = openSqlite(join(config.dataDir, 'db.sqlite'), { synchronous: config.synchronous });
+  const driver = await openDatabase(config);
   try {
     if (sub === 'apply') {
       const applied = await applyMigrations({ driver, dir });

@@ -15,16 +15,6 @@ export interface ProjectContext {
   migrationsDir: string;
 }
 
-/**
- * Until the PostgreSQL driver and the Redis services are merged (issue #15), a database or Redis
- * URL is refused instead of being ignored: `serve --database postgres://…` must never quietly
- * serve SQLite. The pg branch removes this guard where it wires its driver.
- */
-export function refuseUnsupportedStorage(config: AppConfig): void {
-  if (config.databaseUrl) throw new Error('PostgreSQL (--database, DATABASE_URL) is not available in this build yet');
-  if (config.redisUrl) throw new Error('Redis (--redis, REDIS_URL) is not available in this build yet');
-}
-
 /** `needSecrets: false` for commands that never sign or hash (migrate, openapi). */
 export async function projectContext(args: Args, needSecrets = true): Promise<ProjectContext> {
   const projectDir = projectDirOf(args);

@@ -8,14 +8,12 @@ import { loadProject } from '../core/load-project.js';
 import { createLogger, logFormat } from '../core/logger.js';
 import { loadSecrets } from '../auth/secrets.js';
 import { configFlags, projectDirOf, type Args } from './args.js';
-import { refuseUnsupportedStorage } from './project-context.js';
 
 export async function serve(args: Args, mode: 'apply' | 'auto'): Promise<void> {
   const projectDir = projectDirOf(args);
   const project = await loadProject(projectDir);
   const secrets = loadSecrets(process.env, projectDir);
   const config = resolveConfig(configFlags(args, projectDir), process.env, project, secrets);
-  refuseUnsupportedStorage(config);
   // dev talks to a person at a terminal, serve to a log collector (issue #16); LOG_FORMAT overrides.
   const log = createLogger(undefined, logFormat(process.env, mode === 'auto' ? 'pretty' : 'json'));
   const app = await createApp(project, config, { migrate: mode, log });

@@ -27,6 +27,8 @@ export interface AppConfig {
   readonly databaseUrl: string | undefined;
   /** `redis://` or `rediss://` URL (SPEC §1, §14); undefined: no Redis. */
   readonly redisUrl: string | undefined;
+  /** Prefix of every Redis key and channel (`REDIS_PREFIX`; default `tablebase:<database name>:`). */
+  readonly redisPrefix: string | undefined;
 }
 
 export interface Flags {
@@ -116,5 +118,6 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
       ],
       checkRedisUrl,
     ),
+    redisPrefix: env.REDIS_PREFIX || undefined,
   });
 }

@@ -46,7 +46,11 @@ export interface Scheduler extends CronStatus {
   stop(): Promise<void>;
 }
 
-export function startScheduler(rt: Runtime, jobs: readonly CronJob[]): Scheduler {
+/**
+ * `claim(job, tick)`: whether this node runs this tick of the job. With several nodes only one
+ * claim per tick succeeds (cluster/, issue #15); alone, every claim does.
+ */
+export function startScheduler(rt: Runtime, jobs: readonly CronJob[], claim: (job: string, tickMs: number) => Promise<boolean> = async () => true): Scheduler {
   const states = new Map<string, JobState>();
   const run = (s: JobState, trigger: CronRun['trigger']): Promise<CronRun> => {
     if (s.running) return s.running; // never overlap
@@ -89,7 +93,13 @@ export function startScheduler(rt: Runtime, jobs: readonly CronJob[]): Scheduler
     states.set(job.name, state);
   }
   for (const s of states.values()) {
-    s.timer.schedule(async () => void (await run(s, 'schedule')));
+    // Ticks fall on whole seconds; every node's timer names the same one.
+    s.timer.schedule(() =>
+      claim(s.job.name, Math.floor(Date.now() / 1000) * 1000).then(
+        async (mine) => void (mine ? await run(s, 'schedule') : undefined),
+        (err) => rt.log.error({ err, job: s.job.name }, 'cron claim failed'),
+      ),
+    );
     s.timer.resume();
   }
   return {

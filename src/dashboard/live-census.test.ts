@@ -15,6 +15,7 @@ function fakeEngine(cap: number): LiveEngine & { released: number } {
       };
     },
     onCommit: () => {},
+    invalidate: () => {},
     version: 0,
     stats: () => ({ open, queries: 1, runs: 0, matchEvaluations: 0, pending: 0 }),
     close: () => {},

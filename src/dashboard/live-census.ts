@@ -37,6 +37,7 @@ export function liveCensus(inner: LiveEngine): LiveCensus {
       };
     },
     onCommit: (changes) => inner.onCommit(changes),
+    invalidate: (tables) => inner.invalidate(tables),
     get version() {
       return inner.version;
     },

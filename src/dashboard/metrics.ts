@@ -8,7 +8,7 @@ import type { Runtime } from '../core/runtime.js';
 import type { CronStatus } from '../cron/scheduler.js';
 import type { PushMetrics } from '../push/index.js';
 import { countRows } from '../storage/rows.js';
-import { MATCH_ALL } from '../storage/plan.js';
+import { readPlan } from '../storage/plan.js';
 
 /** What the metrics read: the runtime, the request counters, open streams and cron. */
 export interface MetricsSources {
@@ -23,7 +23,7 @@ export async function collectMetrics(app: MetricsSources) {
   const rt = app.rt;
   const tables: Record<string, number> = {};
   for (const t of rt.model.tables) {
-    tables[t.name] = await countRows(rt.driver, rt.driver.dialect, { collection: t, where: MATCH_ALL, orderBy: [], limit: undefined, offset: undefined });
+    tables[t.name] = await countRows(rt.driver, rt.driver.dialect, readPlan(t));
   }
   const m = app.metrics;
   const mem = process.memoryUsage();

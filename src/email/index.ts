@@ -9,7 +9,7 @@
  */
 import { ApiError } from '../core/errors.js';
 import type { EmailMessage, Logger } from '../define/types.js';
-import { normalizeEmail } from '../storage/values.js';
+import { normalizeEmail } from '../pipeline/plan/values.js';
 import { resolveLinkTemplates, buildLink } from './links.js';
 import type { Mailer, OutgoingEmail } from './mailer.js';
 import { checkMessage, MAX_SUBJECT_LENGTH } from './message.js';

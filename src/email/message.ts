@@ -6,7 +6,7 @@
  * `from` field: the sender is the project's setting, so a caller cannot spoof it.
  */
 import { ApiError, type ErrorDetail } from '../core/errors.js';
-import { normalizeEmail } from '../storage/values.js';
+import { normalizeEmail } from '../pipeline/plan/values.js';
 import { isTemplateName } from './templates.js';
 import { cleanSubject } from './render.js';
 

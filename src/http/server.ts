@@ -56,7 +56,11 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
     await runRoute(m.route, { req, res, services: app.services, path, search, params: m.params, ip, requestId }, app.services);
   } catch (err) {
     const e = toApiError(err);
-    if (e.status >= 500) app.log.error({ err: e.cause ?? err, requestId, route }, 'request failed');
+    // A full write queue is backpressure working as intended (SPEC §6), not a server fault.
+    if (e.status >= 500 && e.code !== 'WRITE_QUEUE_FULL') app.log.error({ err: e.cause ?? err, requestId, route }, 'request failed');
+    // Answering before the body is in (413, 415): Node would close the socket at once, and the
+    // client could lose the answer to a reset (RFC 9112 §9.6); keep it open while linger.ts drains.
+    if (!req.complete && !res.headersSent) res.setHeader('connection', 'keep-alive');
     sendError(res, e);
     drainRest(req);
   } finally {

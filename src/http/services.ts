@@ -6,6 +6,7 @@
 import type { AuthFlows } from '../auth/flows.js';
 import type { AuthServices } from '../auth/index.js';
 import type { OAuthService } from '../auth/oauth/flow.js';
+import type { Cluster } from '../cluster/index.js';
 import type { Metrics } from '../core/metrics.js';
 import type { Runtime } from '../core/runtime.js';
 import type { CronStatus } from '../cron/scheduler.js';
@@ -32,6 +33,8 @@ export interface Services {
   readonly photos: PhotoService;
   readonly live: LiveEngine;
   readonly metrics: Metrics;
+  /** Whether this node's Redis answers (health, SPEC §14). */
+  readonly cluster: Pick<Cluster, 'redis'>;
   readonly cron: CronStatus | undefined;
   /** Devices, sending and delivery counts (SPEC §11b). */
   readonly push: PushService;

@@ -133,6 +133,18 @@ class Engine implements LiveEngine {
     }
   }
 
+  invalidate(tables?: readonly string[]): void {
+    if (this.#closed) return;
+    this.#version++;
+    const only = tables ? new Set(tables) : null;
+    for (const q of this.#queries.values()) {
+      if (only && !q.collection.reads.some((t) => only.has(t))) continue;
+      for (const t of q.collection.reads) this.#tableVersion.set(t, this.#version);
+      this.#markDirty(q);
+    }
+    if (only) for (const t of only) this.#tableVersion.set(t, this.#version);
+  }
+
   #route(change: Change): void {
     this.#tableVersion.set(change.table, this.#version);
     const stamp = ++this.#stamp;

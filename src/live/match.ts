@@ -55,7 +55,7 @@ function compare(a: unknown, b: unknown): number {
 
 /**
  * SQL `=` between two non-null values already passed through sqlValue. Filter values are
- * normalized to the column's kind (storage/values.ts), so the cross-type conversions of
+ * normalized to the column's kind (pipeline/plan/values.ts), so the cross-type conversions of
  * SQLite's affinity rules never come into play.
  */
 function sqlEquals(a: unknown, b: unknown): boolean {

@@ -3,7 +3,7 @@
  * (re-exported), live queries over it, task rows and changes.
  */
 import type { CollectionModel } from '../core/model.js';
-import type { Row } from '../storage/plan.js';
+import { countPlan, type Row } from '../storage/plan.js';
 import { plan } from '../testing/model.js';
 import type { Change } from '../storage/changes.js';
 import type { LiveKind, LiveQuery } from './types.js';
@@ -12,7 +12,7 @@ export { BOARD, model, plan, TASKS, USERS } from '../testing/model.js';
 
 export function query(kind: LiveKind, c: CollectionModel, where: unknown = {}, opts: Parameters<typeof plan>[2] = {}): LiveQuery {
   const p = plan(c, where, kind === 'one' ? { ...opts, limit: 1 } : kind === 'count' ? {} : { limit: 100, offset: 0, ...opts });
-  return { kind, plan: kind === 'count' ? { ...p, orderBy: [], limit: undefined, offset: undefined } : p };
+  return { kind, plan: kind === 'count' ? countPlan(p) : p };
 }
 
 let seq = 0;

@@ -96,6 +96,12 @@ export interface LiveEngine {
   subscribe(q: LiveQuery, subscriber: Subscriber, ip: string): () => void;
   /** The writer's commit listener. */
   onCommit(changes: readonly Change[]): void;
+  /**
+   * Rows of `tables` changed without images (another node's commit: only table, operation and
+   * ids cross the change bus), or, without `tables`, notices may have been missed: every live
+   * query reading them runs again (issue #15).
+   */
+  invalidate(tables?: readonly string[]): void;
   /** Commits announced so far; read it before the first query and pass it as `Subscriber.since`. */
   readonly version: number;
   stats(): LiveStats;

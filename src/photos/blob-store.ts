@@ -38,6 +38,15 @@ export interface BlobStore {
   delete(id: string): Promise<void>;
   /** Folder holding the thumbnails of `id`. */
   thumbDir(id: string): string;
+  /**
+   * Stores that keep bytes elsewhere (the database, later object storage) and use this node's
+   * disk as a cache: bring the original onto disk before it is opened (false: no such bytes).
+   */
+  fetch?(id: string): Promise<boolean>;
+  /** Bring a thumbnail another node made onto disk at `target` (false: none yet). */
+  fetchThumb?(id: string, name: string, target: string): Promise<boolean>;
+  /** Keep a thumbnail just rendered at `file` for the other nodes. */
+  saveThumb?(id: string, name: string, file: string): Promise<void>;
 }
 
 export function assertPhotoId(id: string): void {

@@ -12,3 +12,5 @@ export type { ServePhotoOptions, RangeResult } from './serve.js';
 export { sniffMime, readDimensions, sniffImage, normalizeMime, IMAGE_MIME_TYPES } from './sniff.js';
 export type { ImageMime, Dimensions } from './sniff.js';
 export { MAX_PIXELS, MAX_SIDE, HEAD_MAX } from './inspect.js';
+export { DbBlobStore, prepareBlobTable } from './db-blob-store.js';
+export { photoStoreFor } from './db-store-for.js';

@@ -88,6 +88,7 @@ export function thumbnailerFor(store: BlobStore): Thumbnailer {
  */
 export async function servePhoto(req: RequestHead, out: Sink, options: ServePhotoOptions): Promise<void> {
   const { photo, store, thumb } = options;
+  if (!thumb) await store.fetch?.(photo.id);
   const handle = thumb ? await openThumb(options, thumb) : await openOrNotFound(store.path(photo.id));
   let streaming = false;
   try {

@@ -57,6 +57,8 @@ export interface PhotoServiceOptions {
   options: PhotoOptions | undefined;
   /** The data folder; blobs live in `<dataDir>/photos/`. */
   dataDir: string;
+  /** Where bytes live when not only in this folder (PostgreSQL: DbBlobStore). */
+  store?: FsBlobStore;
   repo: PhotoRepo;
   /** A fresh `ph_…` id. */
   newId: () => string;
@@ -93,7 +95,7 @@ export function createPhotoService(config: PhotoServiceOptions): PhotoService {
   const maxBytes = photoOptions.maxBytes ?? DEFAULT_PHOTO_MAX_BYTES;
   const allowedMimeTypes = photoOptions.allowedMimeTypes ?? DEFAULT_PHOTO_MIME_TYPES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new Error('photos.maxBytes must be a positive whole number');
-  const store = new FsBlobStore(join(config.dataDir, 'photos'));
+  const store = config.store ?? new FsBlobStore(join(config.dataDir, 'photos'));
   const thumbnails = new Thumbnailer(store);
   const report = config.onError ?? (() => {});
 

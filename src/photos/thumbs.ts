@@ -12,7 +12,7 @@
  */
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import sharp from 'sharp';
 import { ApiError } from '../core/errors.js';
 import type { PhotoRow } from '../define/project.js';
@@ -81,6 +81,7 @@ export class Thumbnailer {
     const name = `${size.width}x${size.height}`;
     const target = join(this.#store.thumbDir(photo.id), name);
     if (await exists(target)) return target;
+    if (await this.#store.fetchThumb?.(photo.id, name, target)) return target;
     const key = `${photo.id}/${name}`;
     let pending = this.#inFlight.get(key);
     if (!pending) {
@@ -97,12 +98,14 @@ export class Thumbnailer {
     const temp = join(this.#store.tempDir, `th_${randomBytes(12).toString('hex')}.part`);
     try {
       this.#renders++;
+      await this.#store.fetch?.(photo.id);
       await this.#render(this.#store.path(photo.id), temp, format, size);
       await fsyncFile(temp); // a cached thumb is served for a year: never let a crash leave a torn one
       const dir = this.#store.thumbDir(photo.id);
       await mkdir(dir, { recursive: true, mode: 0o700 });
       await this.#evict(dir);
       await rename(temp, target);
+      await this.#store.saveThumb?.(photo.id, basename(target), target);
       // The photo may have been deleted while we rendered: do not leave an orphan folder.
       if (!(await this.#store.stat(photo.id))) {
         await rm(dir, { recursive: true, force: true });

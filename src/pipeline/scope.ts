@@ -7,7 +7,7 @@
 import { MAX_QUEUED_MUTATIONS, type Runtime } from '../core/runtime.js';
 import type { HookContext, Jwt, ListOptions, ServerContext, Update, Where } from '../define/types.js';
 import { countRows, selectRows } from '../storage/rows.js';
-import { MATCH_ALL } from '../storage/plan.js';
+import { countPlan, MATCH_ALL, readPlan as storagePlan } from '../storage/plan.js';
 import { trustedWrites } from './execute/trusted.js';
 import type { WriteScope } from './execute/write-scope.js';
 import { parseWhere } from './plan/where.js';
@@ -65,13 +65,8 @@ function makeContext(scope: Scope): ServerContext {
   const d = rt.driver.dialect;
   const readPlan = (table: string, where: Where | undefined, opts: ListOptions = {}) => {
     const c = collectionOrThrow(rt.model, table, true);
-    return {
-      collection: c,
-      where: where === undefined ? MATCH_ALL : parseWhere(c, where),
-      orderBy: (opts.orderBy ?? c.defaultOrder).map((o) => ({ column: c.columns.get(o.column)!, direction: o.direction ?? 'asc' })),
-      limit: opts.limit,
-      offset: opts.offset,
-    };
+    const orderBy = (opts.orderBy ?? c.defaultOrder).map((o) => ({ column: c.columns.get(o.column)!, direction: o.direction ?? 'asc' }));
+    return storagePlan(c, where === undefined ? MATCH_ALL : parseWhere(c, where), { orderBy, limit: opts.limit, offset: opts.offset });
   };
   const writes = trustedWrites(scope);
   const mutate: HookContext['mutate'] = {
@@ -82,9 +77,9 @@ function makeContext(scope: Scope): ServerContext {
   const noEmail = () => Promise.reject(new Error('email is not configured'));
   return Object.freeze({
     jwt: scope.jwt,
-    get: async (table: string, where: Where) => (await selectRows(rt.driver, d, { ...readPlan(table, where), limit: 1 }))[0] ?? null,
+    get: async (table: string, where: Where) => (await selectRows(rt.driver, d, readPlan(table, where, { limit: 1 })))[0] ?? null,
     list: async (table: string, options?: ListOptions) => selectRows(rt.driver, d, readPlan(table, options?.where, options)),
-    count: async (table: string, where?: Where) => countRows(rt.driver, d, { ...readPlan(table, where), orderBy: [] }),
+    count: async (table: string, where?: Where) => countRows(rt.driver, d, countPlan(readPlan(table, where))),
     mutate,
     email: {
       send: (m) => (rt.email ? rt.email.send(m) : noEmail()),

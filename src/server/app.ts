@@ -20,11 +20,12 @@ import { createServer } from '../http/server.js';
 import type { Services } from '../http/services.js';
 import { buildOpenApi, toYaml } from '../openapi/index.js';
 import { createLiveEngine, type LiveEngine } from '../live/index.js';
-import { createPhotoService, photosTableFor } from '../photos/index.js';
+import { createPhotoService, photosTableFor, photoStoreFor } from '../photos/index.js';
 import { readData } from '../pipeline/execute/reads.js';
-import { createClientIp, createPolicyResolver, createRateLimiter, MemoryRateLimitStore } from '../ratelimit/index.js';
+import { createClientIp, createPolicyResolver, createRateLimiter } from '../ratelimit/index.js';
+import { joinCluster, openCluster, type Cluster } from '../cluster/index.js';
 import { newId } from '../storage/ids.js';
-import { openSqlite } from '../storage/sqlite/driver.js';
+import { openDatabase } from '../storage/open.js';
 import { WriteQueue } from '../storage/writer.js';
 import type { AppConfig } from '../core/config.js';
 import { emailSender } from './email-sender.js';
@@ -48,6 +49,8 @@ export interface App {
   readonly auth: AuthServices;
   readonly cron: Scheduler | undefined;
   readonly push: PushService;
+  /** What this node shares with the others of its deployment (Redis, or in-process). */
+  readonly cluster: Cluster;
   /** Starts listening; resolves with the bound port. */
   listen(): Promise<number>;
   /** Graceful shutdown. */
@@ -70,8 +73,13 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   mkdirSync(config.dataDir, { recursive: true });
   const model = compileProject(project, internalTables(project));
   const pushSetup = await setupPushFor(project, config); // key errors stop the start here, before the database opens
-  const limiter = createRateLimiter({ resolver: createPolicyResolver(model, project.server?.defaultPolicy), store: new MemoryRateLimitStore() });
-  const driver = openSqlite(join(config.dataDir, 'db.sqlite'), { synchronous: config.synchronous });
+  const driver = await openDatabase(config);
+  const warn = (msg: string, err?: unknown) => log.warn({ err }, msg);
+  const cluster = await openCluster(config, driver.databaseName, warn).catch(async (err) => {
+    await driver.close();
+    throw err;
+  });
+  const limiter = createRateLimiter({ resolver: createPolicyResolver(model, project.server?.defaultPolicy), store: cluster.rateLimitStore });
   try {
     await prepareSchema(driver, model, config, options.migrate ?? 'apply');
   } catch (err) {
@@ -114,9 +122,11 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   const census = trackLive(createLiveEngine({ run: (q) => readData(rt, READ[q.kind], q.plan), log, maxOpen: config.maxStreams, maxPerIp: config.maxStreamsPerIp }));
   const live = census.engine;
   writer.onCommit(live.onCommit);
+  joinCluster(cluster, { onCommit: (l) => writer.onCommit(l), live, revocations: auth.revocations, reloadRevocations: () => auth.sessions.loadRevocations() }, warn);
   const photos = createPhotoService({
     options: project.photos,
     dataDir: config.dataDir,
+    store: await photoStoreFor(driver, config.dataDir),
     repo: photoRepo(rt),
     newId: () => newId('ph'),
     now: rt.now,
@@ -137,6 +147,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     metrics,
     oauth,
     push,
+    cluster,
     get cron() {
       return cron;
     },
@@ -172,6 +183,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     live,
     auth,
     push,
+    cluster,
     get cron() {
       return cron;
     },
@@ -180,7 +192,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
         server = createServer({ router, services, corsOrigins: config.corsOrigins, clientIp: createClientIp(config.trustedProxies), log, metrics, observe: dashboard.observe });
         server.once('error', reject);
         server.listen(config.port, config.host, () => {
-          if (project.cron?.length) cron = startScheduler(rt, project.cron);
+          if (project.cron?.length) cron = startScheduler(rt, project.cron, cluster.cron.claim);
           void push.start().catch((err) => log.error({ err }, 'push worker failed to start'));
           const addr = server!.address();
           resolvePort(typeof addr === 'object' && addr ? addr.port : config.port);
@@ -202,6 +214,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
       await writer.whenIdle();
       await email.close();
       await driver.close();
+      await cluster.close();
     },
   };
   return app;

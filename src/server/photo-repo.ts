@@ -1,7 +1,7 @@
 /** `_photos` rows through the serialized writer, so photo metadata follows the one-writer rule (SPEC §6). */
 import type { PhotoRow } from '../define/project.js';
 import type { PhotoRepo } from '../photos/index.js';
-import type { Row } from '../storage/plan.js';
+import { byColumnPlan, type Row } from '../storage/plan.js';
 import { deleteRowById, insertRow, selectRows } from '../storage/rows.js';
 import type { CollectionModel } from '../core/model.js';
 import type { Runtime } from '../core/runtime.js';
@@ -9,8 +9,7 @@ import type { Runtime } from '../core/runtime.js';
 export function photoRepo(rt: Runtime): PhotoRepo {
   const c = rt.model.collections.get('_photos') as CollectionModel;
   const d = rt.driver.dialect;
-  const idCol = c.columns.get('id')!;
-  const byId = (id: string) => ({ collection: c, where: { kind: 'cmp' as const, column: idCol, op: 'eq' as const, value: id }, orderBy: [], limit: 1, offset: undefined });
+  const byId = (id: string) => byColumnPlan(c, 'id', id);
   return {
     insert: (row: PhotoRow) =>
       rt.writer.submit(async (tx, changes) => {
@@ -21,7 +20,7 @@ export function photoRepo(rt: Runtime): PhotoRepo {
     get: async (id: string) => ((await selectRows(rt.driver, d, byId(id)))[0] as (Row & PhotoRow) | undefined) ?? null,
     delete: (id: string) =>
       rt.writer.submit(async (tx, changes) => {
-        const [before] = await selectRows(tx, d, byId(id));
+        const [before] = await selectRows(tx, d, byId(id), true);
         if (!before) return;
         await deleteRowById(tx, d, c, id);
         changes.push({ table: c.name, op: 'delete', id, before, after: null });

@@ -1,7 +1,7 @@
 /**
  * Plans → SQL text and parameters. Every identifier comes from the compiled schema (never from a
  * request) and every value is a bound parameter (SPEC §4). Dialect differences go through
- * `Dialect`, so PostgreSQL reuses this file unchanged.
+ * `Dialect`, so PostgreSQL uses this file unchanged.
  */
 import type { CollectionModel, ColumnModel } from '../core/model.js';
 import type { Dialect } from './dialect.js';
@@ -21,11 +21,25 @@ function binder(d: Dialect, params: unknown[]): Bind {
   };
 }
 
-const selectCache = new WeakMap<CollectionModel, string>();
-const sourceCache = new WeakMap<CollectionModel, string>();
+/**
+ * Per-dialect caches of per-collection SQL fragments: one process may hold models compiled for
+ * two dialects (the driver conformance suite does), and a fragment quoted for one is wrong for
+ * the other.
+ */
+export function perDialect<V>(): (d: Dialect) => WeakMap<CollectionModel, V> {
+  const byDialect = new Map<string, WeakMap<CollectionModel, V>>();
+  return (d) => {
+    let m = byDialect.get(d.name);
+    if (!m) byDialect.set(d.name, (m = new WeakMap()));
+    return m;
+  };
+}
+const selectCaches = perDialect<string>();
+const sourceCaches = perDialect<string>();
 
 /** `"id", "is_complete" AS "isComplete", ...`: rows come back keyed by their JSON names. */
 export function selectList(d: Dialect, c: CollectionModel): string {
+  const selectCache = selectCaches(d);
   let s = selectCache.get(c);
   if (s === undefined) {
     s = c.columnList
@@ -42,6 +56,7 @@ export function selectList(d: Dialect, c: CollectionModel): string {
  * sorting and filtering by them is never ambiguous even when joined tables share `id`.
  */
 export function source(d: Dialect, c: CollectionModel): string {
+  const sourceCache = sourceCaches(d);
   let s = sourceCache.get(c);
   if (s === undefined) {
     if (!c.view) s = d.quote(c.name);
@@ -115,9 +130,9 @@ export function compileWhere(d: Dialect, node: WhereNode, bind: Bind): string {
 
 function orderClause(d: Dialect, plan: ReadPlan): string {
   if (plan.orderBy.length === 0) return '';
-  const terms = plan.orderBy.map((t) => `${d.quote(t.column.sql)} ${t.direction === 'desc' ? 'DESC' : 'ASC'}`);
+  const terms = plan.orderBy.map((t) => d.orderTerm(d.quote(t.column.sql), t.direction, t.column.spec.nullable));
   // Ties broken by id on tables, so pages are stable and the live engine sees one order.
-  if (plan.collection.kind === 'table' && !plan.orderBy.some((t) => t.column.name === 'id')) terms.push(`${d.quote('id')} ASC`);
+  if (plan.collection.kind === 'table' && !plan.orderBy.some((t) => t.column.name === 'id')) terms.push(d.orderTerm(d.quote('id'), 'asc', false));
   return ` ORDER BY ${terms.join(', ')}`;
 }
 
@@ -126,7 +141,7 @@ function whereClause(d: Dialect, plan: ReadPlan, bind: Bind): string {
   return w === '1=1' ? '' : ` WHERE ${w}`;
 }
 
-export function compileSelect(d: Dialect, plan: ReadPlan, columns?: string): Compiled {
+export function compileSelect(d: Dialect, plan: ReadPlan, columns?: string, forWrite = false): Compiled {
   const params: unknown[] = [];
   const bind = binder(d, params);
   let sql = `SELECT ${columns ?? selectList(d, plan.collection)} FROM ${source(d, plan.collection)}${whereClause(d, plan, bind)}${orderClause(d, plan)}`;
@@ -135,6 +150,7 @@ export function compileSelect(d: Dialect, plan: ReadPlan, columns?: string): Com
   // never client text, so this is no injection path.
   if (plan.limit !== undefined) sql += ` LIMIT ${intLiteral(plan.limit)}`;
   if (plan.offset) sql += ` OFFSET ${intLiteral(plan.offset)}`;
+  if (forWrite && !plan.collection.view) sql += d.lockForWrite;
   return { sql, params };
 }
 

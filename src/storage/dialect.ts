@@ -2,7 +2,7 @@
  * Everything that differs between databases in one small interface (Kysely's dialect idea). The
  * query compiler and row functions (compiler.ts, rows.ts), migrations and the auth SQL store ask
  * it for quoting, placeholders, column types and value encoding; the serialized writer needs none
- * of it. sqlite/dialect.ts implements it now, postgres/dialect.ts next.
+ * of it. sqlite/dialect.ts and postgres/dialect.ts implement it.
  */
 import type { ColumnModel } from '../core/model.js';
 import type { ColumnSpec } from '../define/columns.js';
@@ -30,6 +30,17 @@ export interface Dialect {
   textMatch(op: 'contains' | 'startsWith' | 'endsWith', column: string, value: string, bind: Bind): string;
   /** The list column `column` contains `item` (already encoded with encodeItem). */
   listHas(column: string, item: unknown, bind: Bind): string;
+  /**
+   * One ORDER BY term. Nulls rank first ascending and last descending, as SQLite ranks them
+   * (and the live engine's in-memory order follows), whatever the database's own default.
+   */
+  orderTerm(column: string, direction: 'asc' | 'desc', nullable: boolean): string;
+  /**
+   * Appended to a select whose rows a write is about to change: PostgreSQL locks them (`FOR
+   * UPDATE`) so two nodes writing at once answer as some serial order would; SQLite's one
+   * writer already serializes every write transaction, so it appends nothing.
+   */
+  readonly lockForWrite: string;
   /** DDL type (with NOT NULL/DEFAULT handled by the caller) for a column spec. */
   columnType(spec: ColumnSpec): string;
 }

@@ -1,7 +1,8 @@
 /**
- * The storage driver: the small interface every database implements (sqlite/ now, postgres/
- * next, same file names in each). Reads run on a read connection and see committed data only;
- * writes run inside `transaction`, which only the serialized writer (storage/writer.ts) calls.
+ * The storage driver: the small interface every database implements (sqlite/ and postgres/,
+ * same file names in each; both pass storage/driver-conformance.ts). Reads run on a read
+ * connection and see committed data only; writes run inside `transaction`, which only the
+ * writer (storage/writer.ts) and migrations call.
  */
 import type { ApiError } from '../core/errors.js';
 import type { Dialect } from './dialect.js';
@@ -24,8 +25,17 @@ export interface Tx extends SqlRunner {
 
 export interface Driver extends SqlRunner {
   readonly dialect: Dialect;
+  /** Write transactions that may run at once (SQLite: 1; PostgreSQL: its write pool less one). */
+  readonly maxWriters?: number;
+  /** The database's name (PostgreSQL) or `sqlite`: the default Redis prefix names it (SPEC §14). */
+  readonly databaseName: string;
   /** Runs `fn` in one write transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` while no other process runs an `exclusive` of the same name on this database
+   * (migrations at start: PostgreSQL takes an advisory lock; SQLite's one file needs none).
+   */
+  exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
   /** Runs a script of several statements (migrations) in one transaction. */
   execScript(sql: string): Promise<void>;
   /** Size of the database in bytes (metrics). */

@@ -39,3 +39,37 @@ export interface ReadPlan {
 
 /** A row as clients see it: camelCase keys, JSON values, hidden columns removed. */
 export type Row = Record<string, unknown> & { id: string };
+
+/**
+ * Plans come only from these factories (issue #10 item 5): every plan is frozen, has every field,
+ * and its values have already been normalized by the plan stage (pipeline/plan/values.ts).
+ */
+export function readPlan(collection: CollectionModel, where: WhereNode = MATCH_ALL, options: { orderBy?: readonly OrderTerm[]; limit?: number; offset?: number } = {}): ReadPlan {
+  return Object.freeze({ collection, where, orderBy: Object.freeze([...(options.orderBy ?? [])]), limit: options.limit, offset: options.offset });
+}
+
+export const allOf = (items: readonly WhereNode[]): WhereNode => Object.freeze({ kind: 'and', items: Object.freeze([...items]) });
+export const anyOf = (items: readonly WhereNode[]): WhereNode => Object.freeze({ kind: 'or', items: Object.freeze([...items]) });
+export const negate = (item: WhereNode): WhereNode => Object.freeze({ kind: 'not', item });
+
+/** One comparison node (`value` already normalized for `column`). */
+export function cmp(column: ColumnModel, op: CompareOp, value: unknown): WhereNode {
+  return Object.freeze({ kind: 'cmp', column, op, value });
+}
+
+/** At most one row whose `column` equals `value` (lookups by id or by a unique column). */
+export function byColumnPlan(collection: CollectionModel, column: string, value: unknown): ReadPlan {
+  const col = collection.columns.get(column);
+  if (!col) throw new Error(`unknown column ${collection.name}.${column}`);
+  return readPlan(collection, cmp(col, 'eq', value), { limit: 1 });
+}
+
+/** The same rows counted: order, limit and offset dropped. */
+export function countPlan(plan: ReadPlan): ReadPlan {
+  return readPlan(plan.collection, plan.where);
+}
+
+/** The collection's default order as order terms. */
+export function defaultOrder(collection: CollectionModel): OrderTerm[] {
+  return collection.defaultOrder.map((o) => Object.freeze({ column: collection.columns.get(o.column)!, direction: o.direction ?? 'asc' }));
+}

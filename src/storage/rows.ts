@@ -1,13 +1,16 @@
 /** Row-level reads and writes over any SqlRunner: compile, run, decode into client rows. */
 import type { CollectionModel, ColumnModel } from '../core/model.js';
-import { compileCount, compileDeleteById, compileInsert, compileSelect, compileUpdateById } from './compiler.js';
+import { compileCount, compileDeleteById, compileInsert, compileSelect, compileUpdateById, perDialect } from './compiler.js';
 import type { Dialect } from './dialect.js';
-import type { RawRow, SqlRunner } from './driver.js';
+import type { SqlRunner } from './driver.js';
+import type { RawRow } from './plan.js';
 import type { ReadPlan, Row } from './plan.js';
 
-const decoders = new WeakMap<CollectionModel, (raw: RawRow) => Row>();
+const decoderCaches = perDialect<(raw: RawRow) => Row>();
 
+/** The row decoder of `c` for `d`, built once per (dialect, collection). */
 export function decoderFor(d: Dialect, c: CollectionModel): (raw: RawRow) => Row {
+  const decoders = decoderCaches(d);
   let dec = decoders.get(c);
   if (!dec) {
     dec = d.decoder(c.columnList.filter((col) => !col.hidden));
@@ -16,8 +19,12 @@ export function decoderFor(d: Dialect, c: CollectionModel): (raw: RawRow) => Row
   return dec;
 }
 
-export async function selectRows(db: SqlRunner, d: Dialect, plan: ReadPlan): Promise<Row[]> {
-  const q = compileSelect(d, plan);
+/**
+ * `forWrite`: the rows are read inside a write transaction to be changed; they are locked
+ * until it commits where the database needs it (Dialect.lockForWrite).
+ */
+export async function selectRows(db: SqlRunner, d: Dialect, plan: ReadPlan, forWrite = false): Promise<Row[]> {
+  const q = compileSelect(d, plan, undefined, forWrite);
   const raw = await db.all(q.sql, q.params);
   const dec = decoderFor(d, plan.collection);
   for (let i = 0; i < raw.length; i++) dec(raw[i]!);

@@ -20,6 +20,14 @@ const running = new AsyncLocalStorage<Tx>();
  */
 export const currentWriteTx = (): Tx | undefined => running.getStore();
 
+const MAX_ATTEMPTS = 3;
+
+/** A deadlock or serialization failure between concurrent batches (PostgreSQL 40P01, 40001). */
+function isRetryable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
 export type WriteFn<T> = (tx: Tx, changes: Change[]) => Promise<T>;
 
 interface Job {
@@ -34,6 +42,12 @@ export interface WriterOptions {
   maxPending?: number;
   /** Most jobs committed in one transaction. */
   maxBatch?: number;
+  /**
+   * Transactions in flight at once (default: the driver's `maxWriters`, else 1). SQLite has one
+   * writer; PostgreSQL commits batches side by side, the rows a write reads before changing
+   * locked (Dialect.lockForWrite), a batch that deadlocks retried whole.
+   */
+  concurrency?: number;
   /** Where a commit listener's failure is reported (the server logs it). */
   onListenerError?: (err: unknown) => void;
 }
@@ -41,7 +55,8 @@ export interface WriterOptions {
 export class WriteQueue {
   #driver: Driver;
   #queue: Job[] = [];
-  #running = false;
+  #lanes = 0;
+  #concurrency: number;
   #listeners: CommitListener[] = [];
   #maxPending: number;
   #maxBatch: number;
@@ -53,6 +68,7 @@ export class WriteQueue {
     this.#driver = driver;
     this.#maxPending = options.maxPending ?? 64;
     this.#maxBatch = options.maxBatch ?? 256;
+    this.#concurrency = Math.max(1, options.concurrency ?? driver.maxWriters ?? 1);
     this.#onListenerError = options.onListenerError ?? (() => {});
   }
 
@@ -77,9 +93,9 @@ export class WriteQueue {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ fn: fn as WriteFn<unknown>, resolve: resolve as (v: unknown) => void, reject, changes: [] });
       // Start in a microtask: writes submitted in the same tick share the transaction, and an
-      // idle server adds no latency waiting for a timer.
-      if (!this.#running) {
-        this.#running = true;
+      // idle server adds no latency waiting for a timer. A lane finding the queue empty ends.
+      if (this.#lanes < this.#concurrency) {
+        this.#lanes++;
         queueMicrotask(() => void this.#drain());
       }
     });
@@ -87,7 +103,7 @@ export class WriteQueue {
 
   /** Resolves once nothing is queued or running (graceful shutdown). */
   whenIdle(): Promise<void> {
-    if (!this.#running && this.#queue.length === 0) return Promise.resolve();
+    if (this.#lanes === 0 && this.#queue.length === 0) return Promise.resolve();
     return new Promise((r) => this.#idle.push(r));
   }
 
@@ -96,11 +112,19 @@ export class WriteQueue {
       const batch = this.#queue.splice(0, this.#maxBatch);
       await this.#commit(batch);
     }
-    this.#running = false;
-    for (const r of this.#idle.splice(0)) r();
+    if (--this.#lanes === 0) for (const r of this.#idle.splice(0)) r();
   }
 
   async #commit(batch: Job[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const done = await this.#attempt(batch, attempt < MAX_ATTEMPTS);
+      if (done) return;
+      for (const job of batch) job.changes.length = 0;
+    }
+  }
+
+  /** One try at committing `batch`; false when it deadlocked and may run again (nothing committed). */
+  async #attempt(batch: Job[], mayRetry: boolean): Promise<boolean> {
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     try {
       await this.#driver.transaction(async (tx) => {
@@ -125,9 +149,10 @@ export class WriteQueue {
         }
       });
     } catch (error) {
+      if (mayRetry && this.#concurrency > 1 && isRetryable(error)) return false;
       // The single job failed, or COMMIT itself failed: nothing of this batch is durable.
       for (const job of batch) job.reject(error);
-      return;
+      return true;
     }
     const changes: Change[] = [];
     batch.forEach((job, i) => {
@@ -147,5 +172,6 @@ export class WriteQueue {
         }
       }
     }
+    return true;
   }
 }

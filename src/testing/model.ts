@@ -6,7 +6,7 @@
 import { column, defineProject, table, authTable, view } from '../define/index.js';
 import { compileProject, type CollectionModel } from '../core/model.js';
 import { parseWhere } from '../pipeline/plan/where.js';
-import type { OrderTerm, ReadPlan } from '../storage/plan.js';
+import { readPlan, type OrderTerm, type ReadPlan } from '../storage/plan.js';
 
 const tasks = table('tasks', {
   prefix: 'tk',
@@ -41,5 +41,5 @@ export const BOARD: CollectionModel = model.collections.get('task_board')!;
 /** A plan as the pipeline builds it (the real where parser, default order unless given). */
 export function plan(c: CollectionModel, where: unknown = {}, opts: { limit?: number; offset?: number; orderBy?: { column: string; direction?: 'asc' | 'desc' }[] } = {}): ReadPlan {
   const order: OrderTerm[] = (opts.orderBy ?? c.defaultOrder).map((o) => ({ column: c.columns.get(o.column)!, direction: o.direction ?? 'asc' }));
-  return Object.freeze({ collection: c, where: parseWhere(c, where), orderBy: order, limit: opts.limit, offset: opts.offset });
+  return readPlan(c, parseWhere(c, where), { orderBy: order, limit: opts.limit, offset: opts.offset });
 }

@@ -9,6 +9,8 @@ import { createServer } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { createTestDatabase, type TestDatabase } from '../../src/storage/postgres/test-database.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/tablebase.mjs');
@@ -51,20 +53,56 @@ export interface StartOptions {
   dataDir?: string;
   env?: Record<string, string>;
   command?: 'serve' | '__run-dev';
+  /** More flags (the cluster tests pass `--database` and `--redis` for two nodes of one deployment). */
+  args?: string[];
 }
 
 export const secret = () => randomBytes(32).toString('hex');
+
+/**
+ * TABLEBASE_TEST_DB=postgres (the PostgreSQL run of the e2e suite): each data folder gets its own
+ * fresh database, kept across restarts of a server on that folder; the run's teardown
+ * (test/helpers/postgres-setup.ts) drops them all.
+ */
+const databases = new Map<string, Promise<TestDatabase>>();
+export async function databaseArgs(dataDir: string): Promise<string[]> {
+  if (process.env.TABLEBASE_TEST_DB !== 'postgres') return [];
+  if (!databases.has(dataDir)) databases.set(dataDir, createTestDatabase());
+  // SPEC §12: the PostgreSQL run also shares through Redis (a fresh REDIS_PREFIX per server).
+  return ['--database', (await databases.get(dataDir)!).url, '--redis', process.env.TABLEBASE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'];
+}
+
+/** PostgreSQL run: every row of the data folder's database as JSON text; undefined on SQLite. */
+export async function databaseText(dataDir: string): Promise<string | undefined> {
+  const db = databases.get(dataDir);
+  if (!db) return undefined;
+  const c = new pg.Client({ connectionString: (await db).url });
+  await c.connect();
+  try {
+    const tables = await c.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'`);
+    const parts: string[] = [];
+    for (const t of tables.rows) parts.push(...(await c.query(`SELECT row_to_json(t)::text AS j FROM "${t.name.replace(/"/g, '""')}" t`)).rows.map((r) => String(r.j)));
+    return parts.join('\n');
+  } finally {
+    await c.end();
+  }
+}
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const port = await freePort();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tb-test-'));
   const project = options.project ?? join(ROOT, 'examples/conformance');
-  const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret(), LOG_LEVEL: 'info', ...options.env };
-  const proc = spawn(process.execPath, [BIN, options.command ?? 'serve', '--project', project, '--data', dataDir, '--host', '127.0.0.1', '--port', String(port)], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret(), LOG_LEVEL: 'info', REDIS_PREFIX: `tb-test:${randomBytes(6).toString('hex')}:`, ...options.env };
+  const database = options.args?.includes('--database') ? [] : await databaseArgs(dataDir);
+  const proc = spawn(
+    process.execPath,
+    [BIN, options.command ?? 'serve', '--project', project, '--data', dataDir, '--host', '127.0.0.1', '--port', String(port), ...database, ...(options.args ?? [])],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   proc.stdout!.on('data', (d) => (output += d));
   proc.stderr!.on('data', (d) => (output += d));
@@ -115,7 +153,12 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     },
     dispose: async () => {
       await server.stop('SIGKILL');
-      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) {
+        rmSync(dataDir, { recursive: true, force: true });
+        const db = databases.get(dataDir);
+        databases.delete(dataDir);
+        await (await db)?.drop();
+      }
     },
   };
   return server;

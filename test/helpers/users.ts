@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
-import { bearer, ROOT, secret, startServer, type Reply, type StartOptions, type TestServer } from './server.js';
+import { bearer, databaseArgs, ROOT, secret, startServer, type Reply, type StartOptions, type TestServer } from './server.js';
 
 /** The password `signUp` uses unless told otherwise (within SPEC §8's 8..1024 characters). */
 export const PASSWORD = 'a long password';
@@ -70,7 +70,22 @@ export interface Credentials {
  * must carry the PASSWORD_SECRET the server will get. Answers the CLI's output.
  */
 export async function createAdmin(dataDir: string, env: Record<string, string>, admin: Credentials, project = 'examples/conformance'): Promise<string> {
-  const args = ['bin/tablebase.mjs', 'admin', 'create', '--project', project, '--data', dataDir, '--table', 'admins', '--email', admin.email, '--password', admin.password];
+  const args = [
+    'bin/tablebase.mjs',
+    'admin',
+    'create',
+    '--project',
+    project,
+    '--data',
+    dataDir,
+    ...(await databaseArgs(dataDir)),
+    '--table',
+    'admins',
+    '--email',
+    admin.email,
+    '--password',
+    admin.password,
+  ];
   const out = await promisify(execFile)(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 });
   return out.stdout + out.stderr;
 }

@@ -13,7 +13,7 @@ import { ApiError, type ErrorCode } from '../../core/errors.js';
 import type { CollectionModel } from '../../core/model.js';
 import type { OAuthProviderOptions } from '../../define/signin.js';
 import type { Row } from '../../storage/plan.js';
-import { normalizeEmail } from '../../storage/values.js';
+import { normalizeEmail } from '../../pipeline/plan/values.js';
 import { completeSignIn, createVerifiedUser, mayCreate, type SignInAnswer, type SignInDeps } from '../sign-in.js';
 import { findUser } from '../users.js';
 import { OAuthIdentities } from './identities.js';

@@ -13,7 +13,7 @@ import { inBackground, otpOf, requireMagicLink, sendMagicLink, sendOtp, verifyOt
 import { authTableOf } from '../../auth/flows.js';
 import { ApiError } from '../../core/errors.js';
 import { AUTH_NO_TABLE } from '../../ratelimit/policy.js';
-import { normalizeEmail } from '../../storage/values.js';
+import { normalizeEmail } from '../../pipeline/plan/values.js';
 import type { RequestStream } from '../../core/sink.js';
 import { defineRoute, empty, redirect } from '../declare.js';
 import { readSmallBody } from '../small-body.js';

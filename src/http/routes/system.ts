@@ -1,4 +1,8 @@
-/** GET /health and the OpenAPI document (SPEC §11): public; no token is read. */
+/**
+ * GET /health and the OpenAPI document (SPEC §11): public; no token is read. Health is 200 while
+ * the database answers, else 503; with Redis configured and down, still 200 but degraded (SPEC §14):
+ * the node serves, without sharing.
+ */
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../core/errors.js';
 import { defineRoute, raw } from '../declare.js';
@@ -31,11 +35,14 @@ export const systemRoutes = [
     summary: 'Health check',
     operationId: 'health',
     access: 'public',
-    responses: { 200: Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false }) },
+    responses: {
+      200: Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]), redis: Type.Optional(Type.Literal('down')) }, { additionalProperties: false }),
+    },
     errors: ['UNAVAILABLE'],
     examples: { data: { status: 'ok' } },
     handler: async (_input, s) => {
       if (!(await s.rt.driver.ping())) throw new ApiError('UNAVAILABLE', 'The database is not answering');
+      if (s.cluster.redis() === 'down') return { status: 'degraded' as const, redis: 'down' as const };
       return { status: 'ok' as const };
     },
   }),

@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../../core/errors.js';
 import type { ServerContext, Update, Where } from '../../define/types.js';
-import type { Row } from '../../storage/plan.js';
+import { defaultOrder, readPlan, type Row } from '../../storage/plan.js';
 import { checkCreateObject, checkUpdates } from '../plan/objects.js';
 import { parseWhere } from '../plan/where.js';
 import { collectionOrThrow } from '../resolve.js';
@@ -24,7 +24,7 @@ export function trustedWrites(parent: WriteScope): ServerContext['db'] {
   const read = (name: string, where: Where, options: ManyOptions = {}) => {
     const c = table(name);
     const limit = options.many ? options.limit : 1;
-    return { c, plan: { collection: c, where: parseWhere(c, where), orderBy: c.defaultOrder.map((o) => ({ column: c.columns.get(o.column)!, direction: o.direction })), limit, offset: undefined } };
+    return { c, plan: readPlan(c, parseWhere(c, where), { orderBy: defaultOrder(c), limit }) };
   };
   const run = async <T>(write: (scope: WriteScope) => Promise<WriteResult<T>>): Promise<T> => {
     const scope = parent.child();

@@ -132,7 +132,7 @@ export async function updateRows(c: CollectionModel, read: ReadPlan, updates: Up
     hooks?.afterUpdateError && ((error: Error) => runAfterHook(rt, 'afterUpdateError', () => hooks.afterUpdateError!(context, { where: read.where, updates: asClientUpdates(updates), error })));
   await submit(rt, o, onError, async (tx, changes) => {
     const now = rt.now();
-    const found = await selectRows(tx, rt.driver.dialect, read);
+    const found = await selectRows(tx, rt.driver.dialect, read, true);
     if (!many && found.length === 0) throw notFound('No row matches the filter');
     for (const before of found) {
       const after = applyUpdates(before, updates);
@@ -173,7 +173,7 @@ export async function deleteRows(c: CollectionModel, read: ReadPlan, o: WriteOpt
   const hooks = c.hooks;
   const onError = hooks?.afterDeleteError && ((error: Error) => runAfterHook(rt, 'afterDeleteError', () => hooks.afterDeleteError!(context, { where: read.where, error })));
   const deleted = await submit(rt, o, onError, async (tx, changes) => {
-    const found = await selectRows(tx, rt.driver.dialect, read);
+    const found = await selectRows(tx, rt.driver.dialect, read, true);
     if (!many && found.length === 0) throw notFound('No row matches the filter');
     for (const row of found) {
       if (hooks?.beforeDelete) {

@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../../core/errors.js';
 import type { CollectionModel } from '../../core/model.js';
-import { MATCH_ALL, type OrderTerm, type ReadPlan, type WhereNode } from '../../storage/plan.js';
+import { MATCH_ALL, readPlan, type OrderTerm, type ReadPlan, type WhereNode } from '../../storage/plan.js';
 import type { Operation } from '../operation.js';
 import { allowKeys, isPlainObject, optionalInt, requireArray } from './body.js';
 import { checkCreateObject, checkUpdates, type UpdatePlan } from './objects.js';
@@ -48,7 +48,7 @@ function whereOf(c: CollectionModel, body: Record<string, unknown>, required: bo
 }
 
 function read(c: CollectionModel, where: WhereNode, order: OrderTerm[], limit: number | undefined, offset?: number): ReadPlan {
-  return Object.freeze({ collection: c, where, orderBy: order, limit, offset });
+  return readPlan(c, where, { orderBy: order, limit, offset });
 }
 
 export function planOperation(o: Operation): Plan {

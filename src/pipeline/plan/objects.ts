@@ -4,7 +4,7 @@
  */
 import { badRequest } from '../../core/errors.js';
 import type { CollectionModel, ColumnModel } from '../../core/model.js';
-import { normalizeItem, normalizeNullable } from '../../storage/values.js';
+import { normalizeItem, normalizeNullable } from './values.js';
 import { isPlainObject } from './body.js';
 
 /** Server-managed columns a client may send but that are ignored (SPEC §3). */

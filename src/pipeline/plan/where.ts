@@ -6,7 +6,7 @@
 import { badRequest } from '../../core/errors.js';
 import type { CollectionModel, ColumnModel } from '../../core/model.js';
 import type { CompareOp, WhereNode } from '../../storage/plan.js';
-import { normalizeItem, normalizeValue } from '../../storage/values.js';
+import { normalizeItem, normalizeValue } from './values.js';
 import { isPlainObject } from './body.js';
 
 const MAX_DEPTH = 16;

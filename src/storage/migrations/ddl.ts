@@ -1,6 +1,6 @@
 /**
  * Every piece of SQL text the migrations produce, built only through the Dialect (quote,
- * columnType, encode), so a PostgreSQL dialect plugs in here later.
+ * columnType, encode); PostgreSQL's in-place ALTERs are in ddl-postgres.ts.
  *
  * SQLite can ALTER a table only to add a column (with limits) or drop an unconstrained one, so
  * anything else uses the documented 12-step rebuild (https://sqlite.org/lang_altertable.html#otheralter):
@@ -16,72 +16,14 @@
  * deferrable constraints the two differ only inside a single statement. SPEC §3: "a column may
  * reference another table's id".
  */
-import type { ColumnModel } from '../../core/model.js';
 import type { ColumnSpec } from '../../define/columns.js';
 import type { Dialect } from '../dialect.js';
-import { backfillOf, describeChange, type Change } from './diff.js';
-import { MIGRATIONS_TABLE, REBUILD_PREFIX, type ColumnSchema, type IndexSchema, type SchemaSnapshot, type TableSchema } from './snapshot.js';
+import { columnDef, createIndexSql, createTableSql, literal, stringLiteral, wholeTableSql, type DdlContext } from './ddl-parts.js';
+import { postgresStatements } from './ddl-postgres.js';
+import { backfillOf, type Change } from './diff.js';
+import { MIGRATIONS_TABLE, REBUILD_PREFIX, type ColumnSchema, type TableSchema } from './snapshot.js';
 
-export interface DdlContext {
-  readonly dialect: Dialect;
-  readonly prev: SchemaSnapshot | null;
-  readonly next: SchemaSnapshot;
-  /** ISO time of generation: fills createdAt/updatedAt of existing rows when those columns are added. */
-  readonly now: string;
-}
-
-function specOf(c: ColumnSchema): ColumnSpec {
-  return {
-    kind: c.kind,
-    nullable: c.nullable,
-    default: c.default ?? undefined,
-    hasDefault: c.default !== null,
-    unique: c.unique,
-    index: false,
-    references: c.references ?? undefined,
-    of: c.of ?? undefined,
-    watches: undefined,
-  };
-}
-
-function stringLiteral(s: string): string {
-  // exec() hands the script to SQLite as a C string: a NUL would silently cut it short.
-  if (s.includes('\u0000')) throw new Error('migrations: a default value contains a NUL character');
-  return `'${s.replace(/'/g, "''")}'`;
-}
-
-/** A JSON-form value of `c` as an SQL literal, encoded the way the server stores it. */
-function literal(d: Dialect, c: ColumnSchema, value: unknown): string {
-  const model: ColumnModel = { name: c.name, sql: c.name, spec: specOf(c), hidden: false, managed: false };
-  const v = d.encode(model, value);
-  if (v === null || v === undefined) return 'NULL';
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) throw new Error(`migrations: the default of ${c.name} is not a finite number`);
-    return String(v);
-  }
-  if (typeof v === 'bigint') return v.toString();
-  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
-  if (typeof v === 'string') return stringLiteral(v);
-  throw new Error(`migrations: the default of ${c.name} cannot be written as SQL`);
-}
-
-function columnDef(d: Dialect, c: ColumnSchema): string {
-  const q = d.quote;
-  if (c.kind === 'id') return `${q(c.name)} ${c.type} NOT NULL PRIMARY KEY`;
-  let s = `${q(c.name)} ${c.type}`;
-  if (!c.nullable) s += ' NOT NULL';
-  if (c.default !== null) s += ` DEFAULT ${literal(d, c, c.default)}`;
-  if (c.references) s += ` REFERENCES ${q(c.references)} (${q('id')}) ON DELETE ${c.nullable ? 'SET NULL' : 'NO ACTION'}`;
-  return s;
-}
-
-function createTableSql(d: Dialect, t: TableSchema, as: string = t.name): string {
-  return `CREATE TABLE ${d.quote(as)} (\n${t.columns.map((c) => `  ${columnDef(d, c)}`).join(',\n')}\n)`;
-}
-
-function createIndexSql(d: Dialect, table: string, ix: IndexSchema): string {
-  return `CREATE ${ix.unique ? 'UNIQUE ' : ''}INDEX ${d.quote(ix.name)} ON ${d.quote(table)} (${ix.columns.map(d.quote).join(', ')})`;
-}
+export type { DdlContext } from './ddl-parts.js';
 
 /** SQLite's ADD COLUMN: a NOT NULL column needs a non-null default, a referencing one a null default. */
 function addable(c: ColumnSchema): boolean {
@@ -149,24 +91,21 @@ function inPlaceSql(d: Dialect, change: Change): string[] {
 /** The statements (without trailing semicolons) that carry out `changes`, in order. */
 export function migrationStatements(changes: readonly Change[], ctx: DdlContext): string[] {
   const d = ctx.dialect;
+  // PostgreSQL alters any column in place: no rebuild.
+  if (d.name === 'postgres') return postgresStatements(changes, ctx);
   const rebuilt = new Set<string>();
-  for (const c of changes) {
-    if (!needsRebuild(c)) continue;
-    if (d.name !== 'sqlite') throw new Error(`migrations: the ${d.name} dialect cannot yet ${describeChange(c)}`);
-    rebuilt.add(c.table);
-  }
+  for (const c of changes) if (needsRebuild(c)) rebuilt.add(c.table);
   const prevTables = new Map((ctx.prev?.tables ?? []).map((t) => [t.name, t]));
   const nextTables = new Map(ctx.next.tables.map((t) => [t.name, t]));
   const done = new Set<string>();
   const out: string[] = [];
   for (const c of changes) {
+    const whole = wholeTableSql(d, c);
+    if (whole) {
+      out.push(...whole);
+      continue;
+    }
     switch (c.op) {
-      case 'createTable':
-        out.push(createTableSql(d, c.next), ...c.next.indexes.map((ix) => createIndexSql(d, c.table, ix)));
-        break;
-      case 'dropTable':
-        out.push(`DROP TABLE ${d.quote(c.table)}`);
-        break;
       case 'createIndex':
         if (!rebuilt.has(c.table)) out.push(createIndexSql(d, c.table, c.index));
         break;

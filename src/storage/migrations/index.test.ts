@@ -13,7 +13,7 @@ describe('generate and apply: init', () => {
     const r = await migrate(ctx, modelOf(users(), tasks()));
     expect(r.file).toMatch(/0001_init\.sql$/);
     expect(r.applied).toEqual(['0001_init']);
-    expect(readdirSync(ctx.dir).sort()).toEqual(['0001_init.sql', 'schema.json']);
+    expect(readdirSync(ctx.dir).sort()).toEqual(['0001_init.sql', 'postgres', 'schema.json']);
     expect(r.sql).toMatch(/^-- Migration 0001_init/);
 
     const cols = Object.fromEntries(columnsOf(ctx.file, 'tasks').map((c) => [c.name, c]));
@@ -56,7 +56,7 @@ describe('generate and apply: init', () => {
     await migrate(ctx, modelOf(users(), tasks()));
     const again = await migrate(ctx, modelOf(users(), tasks()));
     expect(again).toMatchObject({ file: null, changes: [], destructive: false, applied: [] });
-    expect(readdirSync(ctx.dir).sort()).toEqual(['0001_init.sql', 'schema.json']);
+    expect(readdirSync(ctx.dir).sort()).toEqual(['0001_init.sql', 'postgres', 'schema.json']);
   });
 });
 

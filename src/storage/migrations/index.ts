@@ -10,8 +10,9 @@ import type { ProjectModel } from '../../core/model.js';
 import type { Dialect } from '../dialect.js';
 import type { Driver } from '../driver.js';
 import { appliedMigrationsSql, applySession, integrityCheckSql, migrationStatements, migrationsTableSql, recordMigrationSql } from './ddl.js';
+import { DIALECTS, dirFor, HISTORY_DIALECT } from './dialects.js';
 import { describeChange, diffSchemas, slugify, slugOf, type Change } from './diff.js';
-import { checksumOf, listMigrations, nextMigrationName, readSchemaFile, renderMigration, writeMigration } from './files.js';
+import { checksumOf, listMigrations, nextMigrationName, readSchemaFile, renderMigration, writeMigration, writeMigrationFile } from './files.js';
 import { schemaOf, type SchemaSnapshot } from './snapshot.js';
 
 export type { Change, ColumnField } from './diff.js';
@@ -21,17 +22,25 @@ export { schemaOf } from './snapshot.js';
 
 export interface GenerateOptions {
   model: ProjectModel;
-  dialect: Dialect;
+  /** Accepted for compatibility: every dialect's file is written (migrations/dialects.ts). */
+  dialect?: Dialect;
   /** The project's `migrations/` folder. */
   dir: string;
   allowDestructive?: boolean;
   /** Replaces the slug made from the changes (`0003_<name>.sql`). */
   name?: string;
+  /**
+   * Leaves the generation time out of the files (and fills new createdAt columns with the epoch),
+   * so every node generating the server's own migrations writes the same bytes (same checksum).
+   */
+  reproducible?: boolean;
 }
 
 export interface GenerateResult {
-  /** Path of the written file, or null when the declared schema matches `schema.json`. */
+  /** Path of the written SQLite file, or null when the declared schema matches `schema.json`. */
   file: string | null;
+  /** Every file written: one per dialect, plus any baseline of a dialect that had none. */
+  files: string[];
   changes: Change[];
   destructive: boolean;
 }
@@ -45,32 +54,74 @@ export interface MigrationStatus {
   drift: boolean;
 }
 
-function lastSchema(dir: string, dialect: Dialect): SchemaSnapshot | null {
+function lastSchema(dir: string): SchemaSnapshot | null {
   const last = readSchemaFile(dir, listMigrations(dir));
-  if (last && last.dialect !== dialect.name) {
-    throw new Error(`the migrations in ${dir} were generated for ${last.dialect}, not ${dialect.name}`);
+  if (last && last.dialect !== HISTORY_DIALECT.name) {
+    throw new Error(`the schema history in ${dir} is recorded for ${last.dialect}, not ${HISTORY_DIALECT.name}`);
   }
   return last;
 }
 
-/** Writes the next migration file and `schema.json`; writes nothing when nothing changed. */
+const declared = (model: ProjectModel) => schemaOf(model, HISTORY_DIALECT);
+
+/**
+ * A dialect added to a project that already has migrations starts from a baseline: one file
+ * creating the schema as `schema.json` describes it, named like the newest migration (so it
+ * stands for all of them and the numbering stays shared).
+ */
+function writeBaselines(dir: string, prev: SchemaSnapshot | null, now: string): string[] {
+  const main = listMigrations(dir);
+  if (!prev || main.length === 0) return [];
+  const written: string[] = [];
+  for (const d of DIALECTS) {
+    const own = dirFor(dir, d);
+    if (own === dir || listMigrations(own).length > 0) continue;
+    const name = main[main.length - 1]!.name;
+    const changes = diffSchemas(null, prev);
+    const statements = migrationStatements(changes, { dialect: d, prev: null, next: prev, now });
+    written.push(writeMigrationFile(own, name, renderMigration({ name, dialect: d.name, changes, statements, now })));
+  }
+  return written;
+}
+
+/** Writes the next migration (one file per dialect) and `schema.json`; writes nothing when nothing changed. */
 export async function generateMigration(options: GenerateOptions): Promise<GenerateResult> {
-  const { model, dialect, dir, allowDestructive = false } = options;
-  const prev = lastSchema(dir, dialect);
-  const next = schemaOf(model, dialect);
+  const { model, dir, allowDestructive = false } = options;
+  const prev = lastSchema(dir);
+  const next = declared(model);
   const changes = diffSchemas(prev, next);
   const destructive = changes.some((c) => c.destructive);
-  if (changes.length === 0) return { file: null, changes, destructive };
   if (destructive && !allowDestructive) {
     const list = changes.filter((c) => c.destructive).map((c) => `  - ${describeChange(c)}: ${c.reason}`);
     throw new Error(`refusing to generate a destructive migration:\n${list.join('\n')}\nRun again with --allow-destructive to accept these changes.`);
   }
-  const now = new Date().toISOString();
-  const statements = migrationStatements(changes, { dialect, prev, next, now });
+  const now = options.reproducible ? new Date(0).toISOString() : new Date().toISOString();
+  const stamp = options.reproducible ? undefined : now;
+  const files = writeBaselines(dir, prev, now);
+  if (changes.length === 0) return { file: null, files, changes, destructive };
   const slug = (options.name !== undefined && slugify(options.name)) || slugOf(changes, prev === null);
   const name = nextMigrationName(listMigrations(dir), slug);
-  const text = renderMigration({ name, dialect: dialect.name, changes, statements, now });
-  return { file: writeMigration(dir, name, text, next), changes, destructive };
+  let file: string | null = null;
+  for (const d of DIALECTS) {
+    const statements = migrationStatements(changes, { dialect: d, prev, next, now });
+    const text = renderMigration({ name, dialect: d.name, changes, statements, now: stamp });
+    if (d === HISTORY_DIALECT) files.push((file = writeMigration(dir, name, text, next)));
+    else files.push(writeMigrationFile(dirFor(dir, d), name, text));
+  }
+  return { file, files, changes, destructive };
+}
+
+/** The files `driver` applies; refuses when its dialect's folder is behind the history. */
+function filesFor(driver: Driver, dir: string) {
+  const files = listMigrations(dirFor(dir, driver.dialect));
+  if (dirFor(dir, driver.dialect) !== dir) {
+    const main = listMigrations(dir);
+    const last = (list: typeof main) => list[list.length - 1]?.name ?? '';
+    if (last(main) > last(files)) {
+      throw new Error(`the ${driver.dialect.name} migrations in ${dirFor(dir, driver.dialect)} are behind ${last(main)}: run \`tablebase migrate generate\``);
+    }
+  }
+  return files;
 }
 
 async function appliedRecords(driver: Driver): Promise<Map<string, string>> {
@@ -90,7 +141,7 @@ function tampered(name: string): Error {
 export async function applyMigrations(options: { driver: Driver; dir: string }): Promise<string[]> {
   const { driver, dir } = options;
   const d = driver.dialect;
-  const files = listMigrations(dir);
+  const files = filesFor(driver, dir);
   const applied = await appliedRecords(driver);
   for (const f of files) {
     const sum = applied.get(f.name);
@@ -122,10 +173,10 @@ export async function applyMigrations(options: { driver: Driver; dir: string }):
 /** What is applied, what is pending, and whether the declared schema needs a new migration. */
 export async function migrationStatus(options: { driver: Driver; dir: string; model: ProjectModel }): Promise<MigrationStatus> {
   const { driver, dir, model } = options;
-  const files = listMigrations(dir);
+  const files = listMigrations(dirFor(dir, driver.dialect));
   const applied = await appliedRecords(driver);
   const byName = new Map(files.map((f) => [f.name, f]));
-  const drift = diffSchemas(lastSchema(dir, driver.dialect), schemaOf(model, driver.dialect)).length > 0;
+  const drift = diffSchemas(lastSchema(dir), declared(model)).length > 0;
   return {
     applied: [...applied.keys()],
     pending: files.filter((f) => !applied.has(f.name)).map((f) => f.name),
@@ -138,11 +189,12 @@ export async function migrationStatus(options: { driver: Driver; dir: string; mo
 export async function autoMigrate(options: {
   driver: Driver;
   model: ProjectModel;
-  dialect: Dialect;
+  dialect?: Dialect;
   dir: string;
   allowDestructive?: boolean;
   /** Slug of a generated file (default from its changes). */
   name?: string;
+  reproducible?: boolean;
 }): Promise<{ generated: string | null; applied: string[] }> {
   const { file } = await generateMigration(options);
   const applied = await applyMigrations(options);
@@ -150,9 +202,9 @@ export async function autoMigrate(options: {
 }
 
 /** `serve`: apply pending files; refuse to start while the declared schema has no migration. */
-export async function ensureSchema(options: { driver: Driver; model: ProjectModel; dialect: Dialect; dir: string }): Promise<string[]> {
+export async function ensureSchema(options: { driver: Driver; model: ProjectModel; dialect?: Dialect; dir: string }): Promise<string[]> {
   const applied = await applyMigrations(options);
-  const drift = diffSchemas(lastSchema(options.dir, options.dialect), schemaOf(options.model, options.dialect)).length > 0;
+  const drift = diffSchemas(lastSchema(options.dir), declared(options.model)).length > 0;
   if (drift) {
     throw new Error('the declared schema has changes without a migration: run `tablebase migrate generate`, review the file, then start again');
   }

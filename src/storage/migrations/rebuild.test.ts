@@ -46,7 +46,7 @@ describe('column changes', () => {
     await expect(generateMigration({ model: modelOf(users(), tasks()), dialect, dir: ctx.dir })).rejects.toThrow(
       /destructive[\s\S]*drop column tasks\.score: its values are lost[\s\S]*--allow-destructive/,
     );
-    expect(readdirSync(ctx.dir).sort()).toEqual(['0001_init.sql', 'schema.json']);
+    expect(readdirSync(ctx.dir).sort()).toEqual(['0001_init.sql', 'postgres', 'schema.json']);
     const r = await migrate(ctx, modelOf(users(), tasks()), true);
     expect(r).toMatchObject({ destructive: true, applied: ['0002_drop_tasks_score'] });
     expect(r.sql).toContain('[DESTRUCTIVE: its values are lost]');

@@ -2,7 +2,7 @@
 import type { ColumnModel } from '../../core/model.js';
 import type { ColumnSpec } from '../../define/columns.js';
 import type { Bind, Dialect } from '../dialect.js';
-import type { RawRow } from '../driver.js';
+import type { RawRow } from '../plan.js';
 import type { Row } from '../plan.js';
 
 const BOOLEAN_KINDS = new Set(['boolean', 'isVerified']);
@@ -53,6 +53,8 @@ export const sqliteDialect: Dialect = Object.freeze({
   listHas(column: string, item: unknown, bind: Bind): string {
     return `EXISTS (SELECT 1 FROM json_each(${column}) WHERE value = ${bind(item)})`;
   },
+  lockForWrite: '',
+  orderTerm: (column: string, direction: 'asc' | 'desc') => `${column} ${direction === 'desc' ? 'DESC' : 'ASC'}`,
   columnType(spec: ColumnSpec): string {
     switch (spec.kind) {
       case 'integer':

@@ -72,6 +72,7 @@ function open(file: string, options: SqliteOptions, readonly: boolean): Db {
 
 export class SqliteDriver implements Driver {
   readonly dialect = sqliteDialect;
+  readonly databaseName = 'sqlite';
   readonly file: string;
   #writer: Db;
   #reader: Db;
@@ -131,6 +132,11 @@ export class SqliteDriver implements Driver {
     } finally {
       this.#inTx = false;
     }
+  }
+
+  /** One file, one writer lock (BEGIN IMMEDIATE): migrations already apply one at a time. */
+  exclusive<T>(_name: string, fn: () => Promise<T>): Promise<T> {
+    return fn();
   }
 
   async execScript(sql: string): Promise<void> {

@@ -4,9 +4,9 @@
  * live engine see one canonical JSON form: ISO-8601 timestamps with milliseconds, lowercase
  * emails, safe integers.
  */
-import type { ColumnModel } from '../core/model.js';
-import { badRequest } from '../core/errors.js';
-import type { ScalarKind } from '../define/columns.js';
+import type { ColumnModel } from '../../core/model.js';
+import { badRequest } from '../../core/errors.js';
+import type { ScalarKind } from '../../define/columns.js';
 
 const EMAIL = /^[^\s@"<>()[\]\\,;:]+@[^\s@"<>()[\]\\,;:]+\.[^\s@"<>()[\]\\,;:]+$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;

@@ -1,0 +1,11 @@
+/** Which blob store a server uses: on PostgreSQL the database (every node serves every photo, SPEC §14); on SQLite the data folder. */
+import { join } from 'node:path';
+import type { Driver } from '../storage/driver.js';
+import { DbBlobStore, prepareBlobTable } from './db-blob-store.js';
+import type { FsBlobStore } from './blob-store.js';
+
+export async function photoStoreFor(driver: Driver, dataDir: string): Promise<FsBlobStore | undefined> {
+  if (driver.dialect.name !== 'postgres') return undefined;
+  await prepareBlobTable(driver);
+  return new DbBlobStore(join(dataDir, 'photos'), driver);
+}
