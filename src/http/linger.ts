@@ -9,8 +9,12 @@ import type { IncomingMessage } from 'node:http';
 const LINGER_MS = 10_000;
 const LINGER_BYTES = 256 * 1024 * 1024;
 
+const draining = new WeakSet<IncomingMessage>();
+
+/** Idempotent: the body reader starts it at the limit and the server's error path calls it again. */
 export function drainRest(req: IncomingMessage): void {
-  if (req.complete || req.destroyed) return;
+  if (req.complete || req.destroyed || draining.has(req)) return;
+  draining.add(req);
   let seen = 0;
   const stop = () => req.socket.destroy();
   const timer = setTimeout(stop, LINGER_MS).unref();
