@@ -16,6 +16,7 @@ import { createServer } from '../http/server.js';
 import { createLiveEngine, type LiveEngine } from '../live/index.js';
 import { createPhotoService, photosTableFor, type PhotoService } from '../photos/index.js';
 import { readData } from '../pipeline/execute/reads.js';
+import { checkedData } from './response-size.js';
 import { createClientIp, createPolicyResolver, createRateLimiter, MemoryRateLimitStore } from '../ratelimit/index.js';
 import { newId } from '../storage/ids.js';
 import { openSqlite } from '../storage/sqlite/driver.js';
@@ -101,7 +102,8 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     push: undefined,
   };
   const READ = { one: 'get', list: 'list', count: 'count' } as const;
-  const live = createLiveEngine({ run: (q) => readData(rt, READ[q.kind], q.plan), log, maxOpen: config.maxStreams, maxPerIp: config.maxStreamsPerIp });
+  // A re-run whose payload would pass maxResponseBytes ends its streams with RESPONSE_TOO_LARGE (SPEC §4).
+  const live = createLiveEngine({ run: async (q) => checkedData(await readData(rt, READ[q.kind], q.plan), config.maxResponseBytes), log, maxOpen: config.maxStreams, maxPerIp: config.maxStreamsPerIp });
   writer.onCommit(live.onCommit);
   const photos = createPhotoService({
     options: project.photos,

@@ -4,6 +4,7 @@
 import { resolve } from 'node:path';
 import type { Project } from '../define/project.js';
 import { DEFAULT_MAX_BODY } from '../http/body.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './response-size.js';
 
 export interface AppConfig {
   readonly projectDir: string;
@@ -11,6 +12,7 @@ export interface AppConfig {
   readonly host: string;
   readonly port: number;
   readonly maxBodyBytes: number;
+  readonly maxResponseBytes: number;
   readonly maxPendingWrites: number;
   readonly trustedProxies: readonly string[];
   readonly corsOrigins: readonly string[];
@@ -49,6 +51,7 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
     host: flags.host ?? env.HOST ?? 'localhost',
     port,
     maxBodyBytes: s.maxBodyBytes ?? DEFAULT_MAX_BODY,
+    maxResponseBytes: Number(env.TABLEBASE_MAX_RESPONSE_BYTES ?? s.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES),
     maxPendingWrites: Number(env.TABLEBASE_MAX_PENDING_WRITES ?? s.maxPendingWrites ?? 64),
     trustedProxies: list(env.TRUSTED_PROXIES) ?? s.trustedProxies ?? [],
     corsOrigins: list(env.CORS_ORIGINS) ?? s.corsOrigins ?? [],

@@ -5,7 +5,7 @@ import { runPipeline } from '../pipeline/index.js';
 import { collectionOrThrow } from '../pipeline/resolve.js';
 import { jsonBody } from './body.js';
 import type { RequestContext } from './context.js';
-import { sendData, sendNoContent, setHeaders } from './respond.js';
+import { sendData, sendDataCapped, sendNoContent, setHeaders } from './respond.js';
 
 /** Parses the body and resolves the table: 400 for a missing table, 404 for an unknown one. */
 export async function operationOf(ctx: RequestContext, op: DataOp): Promise<Operation> {
@@ -28,6 +28,8 @@ export function dataRoute(op: DataOp) {
     const o = await operationOf(ctx, op);
     const result = await runPipeline(ctx.app.rt, o, (headers) => setHeaders(ctx.res, headers));
     if (result.noContent) sendNoContent(ctx.res);
+    // Reads are capped (SPEC §4); a write's answer is sent whole: it has already committed.
+    else if (op === 'list' || op === 'get') sendDataCapped(ctx.res, result.data, ctx.app.config.maxResponseBytes);
     else sendData(ctx.res, result.data);
   };
 }

@@ -1,6 +1,7 @@
 /** Writing answers: the `{"data"}` envelope, 204s and the error envelope (SPEC §2). */
 import type { ServerResponse } from 'node:http';
 import { type ApiError } from '../core/errors.js';
+import { checkJsonSize, jsonSizeAtLeast, responseTooLarge } from '../core/response-size.js';
 
 export function sendJson(res: ServerResponse, status: number, json: string, headers?: Record<string, string> | null): void {
   if (headers) for (const k in headers) res.setHeader(k, headers[k]!);
@@ -10,6 +11,17 @@ export function sendJson(res: ServerResponse, status: number, json: string, head
 
 export function sendData(res: ServerResponse, data: unknown, headers?: Record<string, string> | null): void {
   sendJson(res, 200, `{"data":${data === undefined ? 'null' : JSON.stringify(data)}}`, headers);
+}
+
+/**
+ * A read's answer under `maxResponseBytes` (SPEC §4): refused on the cheap lower bound before the
+ * string is built, else checked exactly once built (O(1) for small answers).
+ */
+export function sendDataCapped(res: ServerResponse, data: unknown, max: number): void {
+  if (jsonSizeAtLeast(data, max) > max) throw responseTooLarge(max);
+  const json = `{"data":${data === undefined ? 'null' : JSON.stringify(data)}}`;
+  checkJsonSize(json, max);
+  sendJson(res, 200, json);
 }
 
 export function sendNoContent(res: ServerResponse, headers?: Record<string, string> | null): void {

@@ -5,6 +5,7 @@
  * expired or revoked token, or a row now failing the row filter, ends the stream with an error.
  */
 import { ApiError, toApiError } from '../core/errors.js';
+import { checkDataSize } from '../core/response-size.js';
 import { startLiveStream, type LiveKind } from '../live/index.js';
 import { admit } from '../pipeline/index.js';
 import { readData, rowsOf } from '../pipeline/execute/reads.js';
@@ -26,6 +27,7 @@ export function streamRoute(kind: LiveKind, op: DataOp) {
     const since = app.live.version;
     const initial = await readData(rt, READ_KIND[kind], plan.read); //   4
     await filterRows(o.collection, o.jwt, rowsOf(READ_KIND[kind], initial)); // 5
+    checkDataSize(initial, app.config.maxResponseBytes); // an ordinary 400 before the stream starts (SPEC §4)
     const jwt = o.jwt;
     const check = async (data: unknown): Promise<ApiError | null> => {
       try {

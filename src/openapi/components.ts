@@ -49,8 +49,8 @@ interface ErrorResponse {
 export const ERROR_RESPONSES = {
   BadRequest: {
     status: 400,
-    codes: ['BAD_REQUEST', 'HOOK_REJECTED', 'INVALID_CONFIRMATION_TOKEN'],
-    description: 'Malformed body, unknown column, wrong value type, or a before-hook rejected the write',
+    codes: ['BAD_REQUEST', 'HOOK_REJECTED', 'INVALID_CONFIRMATION_TOKEN', 'RESPONSE_TOO_LARGE'],
+    description: 'Malformed body, unknown column, wrong value type, a filter past its bounds, an answer over maxResponseBytes, or a before-hook rejected the write',
   },
   Unauthorized: {
     status: 401,
