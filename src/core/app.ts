@@ -103,7 +103,12 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   };
   const READ = { one: 'get', list: 'list', count: 'count' } as const;
   // A re-run whose payload would pass maxResponseBytes ends its streams with RESPONSE_TOO_LARGE (SPEC §4).
-  const live = createLiveEngine({ run: async (q) => checkedData(await readData(rt, READ[q.kind], q.plan), config.maxResponseBytes), log, maxOpen: config.maxStreams, maxPerIp: config.maxStreamsPerIp });
+  const live = createLiveEngine({
+    run: async (q) => checkedData(await readData(rt, READ[q.kind], q.plan), config.maxResponseBytes),
+    log,
+    maxOpen: config.maxStreams,
+    maxPerIp: config.maxStreamsPerIp,
+  });
   writer.onCommit(live.onCommit);
   const photos = createPhotoService({
     options: project.photos,
