@@ -77,13 +77,24 @@ function fuzzer(random: () => number) {
   const where = (depth: number): unknown => {
     const r = random();
     if (depth > 20 || r < 0.1) return value(3);
-    if (r < 0.25) return { [pick(['and', 'or'])]: random() < 0.1 ? Array.from({ length: 1200 }, () => ({})) : Array.from({ length: int(4) }, () => where(depth + 1)) };
+    // The shapes that used to answer 500 (issue #11): thousands of items, tens of thousands of values.
+    if (r < 0.13) return { or: Array.from({ length: 40 }, (_, k) => ({ priority: { in: Array.from({ length: 1000 }, (_, i) => k * 1000 + i) } })) };
+    if (r < 0.25) return { [pick(['and', 'or'])]: random() < 0.1 ? Array.from({ length: 5000 }, () => ({})) : Array.from({ length: int(4) }, () => where(depth + 1)) };
     if (r < 0.35) return { not: where(depth + 1) };
     const op = pick(OPS);
     const operand = op === 'in' || op === 'nin' ? (random() < 0.1 ? Array.from({ length: 1500 }, small) : Array.from({ length: int(5) }, scalar)) : scalar();
     return { [pick(COLUMNS)]: random() < 0.1 ? operand : { [op]: operand } };
   };
-  const body = (): unknown => {
+  /** A body of the route's own shape with one hostile part, so it reaches the parsers past the key checks. */
+  const plausible = (method: string, path: string): Record<string, unknown> => {
+    const b: Record<string, unknown> = { table: pick(['tasks', 'events', 'big']), where: where(0) };
+    if (method === 'PATCH') b.updates = random() < 0.7 ? [{ column: 'title', value: 'x' }] : [{ column: pick(COLUMNS), value: value(1) }];
+    if (method === 'POST' && path === '/db') return { table: b.table, object: random() < 0.5 ? { title: str() } : value(1) };
+    if (method === 'GET' && path === '/db/list' && random() < 0.5) Object.assign(b, { limit: scalar(), offset: scalar(), order_by: random() < 0.5 ? value(1) : [{ column: pick(COLUMNS) }] });
+    return b;
+  };
+  const body = (method: string, path: string): unknown => {
+    if (path.startsWith('/db') && random() < 0.5) return plausible(method, path);
     const b: Record<string, unknown> = {};
     // Mostly open tables, so bodies get past the rules to the parsers (SPEC §5: shape errors come after rules).
     if (random() < 0.9) b.table = random() < 0.7 ? pick(['tasks', 'events', 'big', 'task_board']) : pick(TABLES);
@@ -119,7 +130,7 @@ function request(f: ReturnType<typeof fuzzer>, random: () => number, token: stri
   if (r < 0.15) headers.authorization = `Bearer ${token}`;
   else if (r < 0.22)
     headers.authorization = f.pick(['Bearer ', 'Bearer x.y.z', `Bearer ${'a'.repeat(5000)}`, 'Basic abc', 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', `Bearer ${token.slice(0, -3)}abc`]);
-  const text = random() < 0.1 ? f.pick(['{', '{"table":', '[]', 'null', '"x"', '{"table":"tasks",}', '\u0000', '{"a":' + '['.repeat(5000)]) : JSON.stringify(f.body());
+  const text = random() < 0.1 ? f.pick(['{', '{"table":', '[]', 'null', '"x"', '{"table":"tasks",}', '\u0000', '{"a":' + '['.repeat(5000)]) : JSON.stringify(f.body(method, path));
   if (method === 'GET' && random() < 0.6) {
     const q = random() < 0.1 ? f.pick(['%', '%zz', '&body=', 'body=%7B']) : `body=${encodeURIComponent(text)}`;
     return { method, path: `${path}?${q.startsWith('body') ? q : `body=${q}`}`, init: { method, headers } };
