@@ -2,6 +2,7 @@
 import type { ServerResponse } from 'node:http';
 import { type ApiError } from '../core/errors.js';
 import { checkJsonSize, jsonSizeAtLeast, responseTooLarge } from '../core/response-size.js';
+import { admitAnswer } from './large-answers.js';
 
 export function sendJson(res: ServerResponse, status: number, json: string, headers?: Record<string, string> | null): void {
   if (headers) for (const k in headers) res.setHeader(k, headers[k]!);
@@ -21,6 +22,7 @@ export function sendDataCapped(res: ServerResponse, data: unknown, max: number):
   if (jsonSizeAtLeast(data, max) > max) throw responseTooLarge(max);
   const json = `{"data":${data === undefined ? 'null' : JSON.stringify(data)}}`;
   checkJsonSize(json, max);
+  admitAnswer(res, json.length);
   sendJson(res, 200, json);
 }
 
