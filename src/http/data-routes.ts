@@ -29,7 +29,7 @@ export function dataRoute(op: DataOp) {
     const result = await runPipeline(ctx.app.rt, o, (headers) => setHeaders(ctx.res, headers));
     if (result.noContent) sendNoContent(ctx.res);
     // Reads are capped (SPEC §4); a write's answer is sent whole: it has already committed.
-    else if (op === 'list' || op === 'get') sendDataCapped(ctx.res, result.data, ctx.app.config.maxResponseBytes);
+    else if (op === 'list' || op === 'get') sendDataCapped(ctx.res, result.data, ctx.app.config.maxResponseBytes, op === 'list');
     else sendData(ctx.res, result.data);
   };
 }

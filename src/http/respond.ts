@@ -15,12 +15,19 @@ export function sendData(res: ServerResponse, data: unknown, headers?: Record<st
 }
 
 /**
- * A read's answer under `maxResponseBytes` (SPEC §4): refused on the cheap lower bound before the
- * string is built, else checked exactly once built (O(1) for small answers).
+ * A read's answer under `maxResponseBytes` (SPEC §4). A list is refused on the cheap lower bound
+ * before its string is built (measured: 5–9 µs for 50 rows, against ~90 µs to stringify them); a
+ * single row is checked once built (O(1) when small). A string past V8's limit is too large too.
  */
-export function sendDataCapped(res: ServerResponse, data: unknown, max: number): void {
-  if (jsonSizeAtLeast(data, max) > max) throw responseTooLarge(max);
-  const json = `{"data":${data === undefined ? 'null' : JSON.stringify(data)}}`;
+export function sendDataCapped(res: ServerResponse, data: unknown, max: number, isList: boolean): void {
+  if (isList && jsonSizeAtLeast(data, max) > max) throw responseTooLarge(max);
+  let json: string;
+  try {
+    json = `{"data":${data === undefined ? 'null' : JSON.stringify(data)}}`;
+  } catch (err) {
+    if (err instanceof RangeError) throw responseTooLarge(max);
+    throw err;
+  }
   checkJsonSize(json, max);
   admitAnswer(res, json.length);
   sendJson(res, 200, json);
