@@ -5,23 +5,12 @@
  * failure; FUZZ_SEED replays one run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prng as rng } from '../../src/ratelimit/store-conformance.js';
 import type { TestServer } from '../helpers/server.js';
 import { expectNoLeak, signUp, startFixture, type Fixture } from './support.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 0x11c0ffee);
 const REQUESTS = 2000;
-
-/** mulberry32: small, fast and reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TABLES = ['tasks', 'notes', 'events', 'users', 'admins', 'secrets', 'big', 'limited', 'task_board', '_photos', 'nope', '', 'tasks; DROP TABLE tasks', '__proto__'];
 const COLUMNS = ['title', 'isComplete', 'priority', 'score', 'ownerId', 'tags', 'completedAt', 'createdAt', 'id', 'password', 'email', 'payload', 'body', 'is_complete', 'constructor', '"; --', ''];
