@@ -140,8 +140,9 @@ async function slowReaders(s: Started) {
   await new Promise((res) => setTimeout(res, 3000));
   const status = await call(s.base, 'GET', `/db/list?body=${lq}`);
   note('20 non-reading /db/list of 8 MB: RSS growth after 3 s', `${rssMb(s) - before2} MB; one reading client got ${status.status} (${status.text.length} chars)`);
-  await new Promise((res) => setTimeout(res, 17_000));
-  note('… and after 20 s (past the 15 s stall cut-off)', `${rssMb(s) - before2} MB`);
+  await new Promise((res) => setTimeout(res, 19_000));
+  const later = await call(s.base, 'GET', `/db/list?body=${lq}`);
+  note('… and after 22 s (past the 10–20 s stall cut-off)', `${rssMb(s) - before2} MB; a reading client now gets ${later.status}`);
   for (const sk of socks2) sk.destroy();
   await call(s.base, 'DELETE', '/db/many', { table: 'big', where: {} });
 }

@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(() => {
   server.close();
-  setLargeAnswerLimits({ largeBytes: 256 * 1024, stallMs: 15_000, inFlightBytes: 128 * 1024 * 1024 });
+  setLargeAnswerLimits({ largeBytes: 256 * 1024, stallMs: 10_000, inFlightBytes: 64 * 1024 * 1024 });
 });
 
 describe('large answers and clients that never read them', () => {
