@@ -11,10 +11,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pause } from './helpers/poll.js';
 import { ROOT, startServer, type Reply, type TestServer } from './helpers/server.js';
 
 const CAP = '4';
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The only two answers a write may get under load. */
 function expectAckOrFull(r: Reply, what: string): void {

@@ -4,27 +4,16 @@
  * that run once the request has committed (so the tests poll for them); one request causes at most
  * 10 additional mutations, counted across the whole request, and a dropped one is logged.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from './helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServer } from './helpers/lifecycle.js';
 import { pause, until } from './helpers/poll.js';
+import { createRow, listRows, tag as newTag } from './helpers/rows.js';
+import { scenarios, type ScenarioContext } from './helpers/scenario.js';
 
-let s: TestServer;
-beforeAll(async () => {
-  s = await startServer();
-});
-afterAll(async () => {
-  await s?.dispose();
-});
-
-let seq = 0;
+const s = useServer();
 /** A title prefix no other test uses. */
-const tag = () => `h${Date.now().toString(36)}${seq++}`;
-
-async function list(table: string, where: object): Promise<any[]> {
-  const r = await s.get('/db/list', { table, where, limit: 1000 });
-  expect(r.status, r.text).toBe(200);
-  return r.json.data.items;
-}
+const tag = () => newTag('h');
+const list = (table: string, where: object) => listRows(s, table, where);
 
 const audit = (refs: string[]) => list('audit', { ref: { in: refs } });
 const eventsTagged = (t: string) => list('events', { title: { startsWith: t } });
@@ -36,11 +25,7 @@ const drops = () =>
     .split('\n')
     .filter((line) => line.includes('hook mutation dropped')).length;
 
-async function createEvent(object: Record<string, unknown>): Promise<any> {
-  const r = await s.call('POST', '/db', { table: 'events', object });
-  expect(r.status, r.text).toBe(200);
-  return r.json.data;
-}
+const createEvent = (object: Record<string, unknown>) => createRow(s, 'events', object);
 
 function expectRejected(r: { status: number; json: any; text: string }, message: string): void {
   expect(r.status, r.text).toBe(400);
@@ -114,37 +99,52 @@ describe('before-hooks: 400 HOOK_REJECTED with the hook message, nothing written
   });
 });
 
-describe('after-hooks: queued trusted writes', () => {
-  it('audit rows follow a create, an update and a delete, in order', async () => {
-    const t = tag();
-    const e = await createEvent({ title: `${t} e` });
-    await until(
-      () => audit([e.id]),
-      (r) => r.length === 1,
-      'the create audit',
-    );
-    expect((await s.call('PATCH', '/db', { table: 'events', where: { id: { eq: e.id } }, updates: [{ column: 'title', value: `${t} renamed` }] })).status).toBe(200);
-    await until(
-      () => audit([e.id]),
-      (r) => r.length === 2,
-      'the update audit',
-    );
-    expect((await s.call('DELETE', '/db', { table: 'events', where: { id: { eq: e.id } } })).status).toBe(204);
-    const rows = await until(
-      () => audit([e.id]),
-      (r) => r.length === 3,
-      'the delete audit',
-    );
-    expect(rows.map((x) => [x.action, x.ref])).toEqual([
-      ['create', e.id],
-      ['update', e.id],
-      ['delete', e.id],
-    ]);
-    for (const x of rows) expect(x.id).toMatch(/^au_/);
-    // Clients may not write `audit` (rules deny): the rows came through the trusted hook path.
-    expect((await s.call('POST', '/db', { table: 'audit', object: { action: 'create', ref: e.id } })).status).toBe(403);
-  });
+const ctx: ScenarioContext = { server: s, who: {}, vars: {} };
+const event = (c: ScenarioContext) => ({ table: 'events', where: { id: { eq: c.vars.event } } });
 
+scenarios('after-hooks: audit rows follow a create, an update and a delete, in order', ctx, [
+  {
+    name: 'afterCreateSuccess audits the create',
+    method: 'POST',
+    path: '/db',
+    body: { table: 'events', object: { title: `${tag()} e` } },
+    status: 200,
+    fires: [{ audit: ['create'] }],
+    after: async (r, c) => void (c.vars.event = r.json.data.id),
+  },
+  {
+    name: 'afterUpdateSuccess audits the update',
+    method: 'PATCH',
+    path: '/db',
+    body: (c) => ({ ...event(c), updates: [{ column: 'title', value: `${tag()} renamed` }] }),
+    status: 200,
+    fires: [{ audit: ['create', 'update'] }],
+  },
+  {
+    name: 'afterDeleteSuccess audits the delete, through the trusted path (ids au_…)',
+    method: 'DELETE',
+    path: '/db',
+    body: event,
+    status: 204,
+    fires: [{ audit: ['create', 'update', 'delete'], ref: (c) => c.vars.event }],
+    after: async (_r, c) => {
+      for (const x of await audit([c.vars.event])) expect(x.id).toMatch(/^au_/);
+    },
+  },
+  // Clients may not write `audit` (rules deny): the rows above came through the trusted hook path.
+  { name: 'clients may not write audit rows', method: 'POST', path: '/db', body: (c) => ({ table: 'audit', object: { action: 'create', ref: c.vars.event } }), status: 403 },
+  {
+    name: 'a chain create is capped at 10 more mutations; the dropped one is logged',
+    method: 'POST',
+    path: '/db',
+    body: { table: 'chain', object: { depth: 5000 } },
+    status: 200,
+    like: { depth: 5000 },
+    fires: [{ logged: 'hook mutation dropped' }],
+  },
+]);
+
+describe('after-hooks: queued trusted writes', () => {
   it('update many and delete many fire the hooks once per row', async () => {
     const t = tag();
     const rows = await Promise.all([1, 2, 3].map((i) => createEvent({ title: `${t} ${i}` })));

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../core/errors.js';
+import { outcome } from '../testing/api-errors.js';
 import { ConfirmTokens } from './confirm-tokens.js';
 import { resolveAuthSettings } from './settings.js';
 import { openAuthTestDb, type AuthTestDb } from './test-fixtures.js';
@@ -26,15 +26,6 @@ beforeEach(async () => {
 });
 afterEach(() => db.close());
 
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ApiError) return `${err.status} ${err.code}`;
-    throw err;
-  }
-  return 'OK';
-}
 const INVALID = '400 INVALID_CONFIRMATION_TOKEN';
 
 describe('ConfirmTokens', () => {
@@ -44,7 +35,7 @@ describe('ConfirmTokens', () => {
     expect(expiresAt).toBe(db.clock.t + 24 * HOUR);
     expect(JSON.stringify(await db.driver.all('SELECT * FROM "_auth_tokens"'))).not.toContain(token);
     expect(await confirm.consume('verify', token)).toEqual({ table: 'users', userId: 'us_1', email: 'ann@example.com' });
-    expect(await code(confirm.consume('verify', token))).toBe(INVALID);
+    expect(await outcome(confirm.consume('verify', token))).toBe(INVALID);
   });
 
   it('expires after 24 h (verify) and 1 h (reset) by default', async () => {
@@ -53,13 +44,13 @@ describe('ConfirmTokens', () => {
     db.clock.advance(HOUR - 1);
     const r2 = await confirm.issue('reset', { ...user, userId: 'us_2' });
     db.clock.advance(1);
-    expect(await code(confirm.consume('reset', r.token))).toBe(INVALID);
+    expect(await outcome(confirm.consume('reset', r.token))).toBe(INVALID);
     expect((await confirm.consume('reset', r2.token)).userId).toBe('us_2');
     db.clock.advance(23 * HOUR - 1);
     expect((await confirm.consume('verify', v.token)).userId).toBe('us_1');
     const v2 = await confirm.issue('verify', user);
     db.clock.advance(24 * HOUR);
-    expect(await code(confirm.consume('verify', v2.token))).toBe(INVALID);
+    expect(await outcome(confirm.consume('verify', v2.token))).toBe(INVALID);
   });
 
   it('takes its lifetimes from the project settings', async () => {
@@ -73,9 +64,9 @@ describe('ConfirmTokens', () => {
   it('refuses unknown, malformed and wrong-kind tokens alike', async () => {
     const v = await confirm.issue('verify', user);
     for (const bad of [undefined, null, 7, '', 'nope', 'A'.repeat(43), 'x'.repeat(1_000_000)]) {
-      expect(await code(confirm.consume('verify', bad))).toBe(INVALID);
+      expect(await outcome(confirm.consume('verify', bad))).toBe(INVALID);
     }
-    expect(await code(confirm.consume('reset', v.token))).toBe(INVALID);
+    expect(await outcome(confirm.consume('reset', v.token))).toBe(INVALID);
     // The wrong-kind attempt did not use it up.
     expect((await confirm.consume('verify', v.token)).userId).toBe('us_1');
   });
@@ -86,7 +77,7 @@ describe('ConfirmTokens', () => {
     const otherUser = await confirm.issue('reset', { ...user, userId: 'us_2' });
     const verify = await confirm.issue('verify', user);
     await confirm.consume('reset', second.token);
-    expect(await code(confirm.consume('reset', first.token))).toBe(INVALID);
+    expect(await outcome(confirm.consume('reset', first.token))).toBe(INVALID);
     expect((await confirm.consume('reset', otherUser.token)).userId).toBe('us_2');
     expect((await confirm.consume('verify', verify.token)).userId).toBe('us_1');
   });
@@ -116,6 +107,6 @@ describe('ConfirmTokens', () => {
     expect(n).toBe(1);
     const left = await db.driver.all('SELECT "kind" FROM "_auth_tokens"');
     expect(left).toEqual([{ kind: 'verify' }]);
-    expect(await code(confirm.consume('reset', token))).toBe(INVALID);
+    expect(await outcome(confirm.consume('reset', token))).toBe(INVALID);
   });
 });

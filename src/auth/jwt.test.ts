@@ -1,6 +1,6 @@
 import { decodeJwt, decodeProtectedHeader, SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../core/errors.js';
+import { rejectedApiError } from '../testing/api-errors.js';
 import { AccessTokens, MAX_TOKEN_LENGTH, parseBearer, sessionIdOf } from './jwt.js';
 import { Lru } from './lru.js';
 import { RevocationList } from './revocation.js';
@@ -17,18 +17,8 @@ function setup(options: { cacheSize?: number; ttl?: number } = {}) {
   return { clock, revocations, tokens, sign };
 }
 
-async function rejection(p: unknown): Promise<ApiError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('expected a rejection');
-}
-
 async function expectInvalid(p: unknown): Promise<void> {
-  const err = await rejection(p);
+  const err = await rejectedApiError(p);
   expect(err.code).toBe('INVALID_TOKEN');
   expect(err.status).toBe(401);
 }

@@ -1,20 +1,11 @@
 import { hash } from '@node-rs/argon2';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../core/errors.js';
+import { thrownApiError } from '../testing/api-errors.js';
 import { hashPassword, needsRehash, passwordWithinBounds, validatePasswordLength, verifyDummyPassword, verifyPassword } from './passwords.js';
 
 const PEPPER = 'p'.repeat(40);
 const OTHER_PEPPER = 'q'.repeat(40);
-
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('expected an ApiError');
-}
 
 describe('hashPassword / verifyPassword', () => {
   it('hashes with Argon2id at m=19456, t=2, p=1 and verifies', async () => {
@@ -78,12 +69,12 @@ describe('validatePasswordLength', () => {
 
   it('answers 400 BAD_REQUEST with details at /password outside the bounds', () => {
     for (const pw of ['1234567', '', 'x'.repeat(1025)]) {
-      const err = apiError(() => validatePasswordLength(pw));
+      const err = thrownApiError(() => validatePasswordLength(pw));
       expect(err.code).toBe('BAD_REQUEST');
       expect(err.status).toBe(400);
       expect(err.details).toEqual([{ path: '/password', message: 'must be between 8 and 1024 characters' }]);
     }
-    expect(apiError(() => validatePasswordLength('short', 8, 1024, '/newPassword')).details?.[0]?.path).toBe('/newPassword');
+    expect(thrownApiError(() => validatePasswordLength('short', 8, 1024, '/newPassword')).details?.[0]?.path).toBe('/newPassword');
   });
 
   it('counts characters, not UTF-16 units', () => {
@@ -97,7 +88,7 @@ describe('validatePasswordLength', () => {
   it('refuses a hostile megabyte password and non-strings before any hashing', () => {
     expect(() => validatePasswordLength('x'.repeat(2 * 1024 * 1024))).toThrow(ApiError);
     for (const v of [null, undefined, 12345678, ['12345678'], { length: 10 }]) {
-      expect(apiError(() => validatePasswordLength(v)).details).toEqual([{ path: '/password', message: 'must be a string' }]);
+      expect(thrownApiError(() => validatePasswordLength(v)).details).toEqual([{ path: '/password', message: 'must be a string' }]);
     }
   });
 

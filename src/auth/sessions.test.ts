@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../core/errors.js';
+import { outcome } from '../testing/api-errors.js';
 import { AccessTokens } from './jwt.js';
 import { hashOpaqueToken } from './opaque.js';
 import { RevocationList } from './revocation.js';
@@ -25,16 +25,6 @@ beforeEach(async () => {
   tokens = new AccessTokens({ secret: 'j'.repeat(40), ttlSeconds: 3600, revocations, now: db.clock.now });
 });
 afterEach(() => db.close());
-
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ApiError) return err.code;
-    throw err;
-  }
-  return 'OK';
-}
 
 const accessFor = (sessionId: string) => tokens.sign({ user: { id: owner.userId }, table: owner.table, isAdmin: false, sessionId }).then((t) => t.token);
 
@@ -69,12 +59,12 @@ describe('SessionManager', () => {
     const access = await accessFor(s.sessionId);
     await tokens.verifyToken(access); // cached
     const r1 = await sessions.refresh(s.refreshToken);
-    expect(await code(sessions.refresh(s.refreshToken))).toBe('INVALID_TOKEN');
+    expect(await outcome(sessions.refresh(s.refreshToken))).toBe('401 INVALID_TOKEN');
     // The revocation was committed although the request failed, and reached the access tokens.
     expect(await sessions.find(s.sessionId)).toMatchObject({ revokeReason: 'reuse', revokedAt: db.clock.t });
-    expect(await code(Promise.resolve().then(() => tokens.verifyToken(access)))).toBe('INVALID_TOKEN');
+    expect(await outcome(Promise.resolve().then(() => tokens.verifyToken(access)))).toBe('401 INVALID_TOKEN');
     // The legitimate successor dies with the session.
-    expect(await code(sessions.refresh(r1.refreshToken))).toBe('INVALID_TOKEN');
+    expect(await outcome(sessions.refresh(r1.refreshToken))).toBe('401 INVALID_TOKEN');
   });
 
   it('only one of two concurrent refreshes with the same token wins; the race counts as reuse', async () => {
@@ -87,10 +77,10 @@ describe('SessionManager', () => {
   it('refuses unknown, malformed and expired refresh tokens without revoking anything', async () => {
     const s = await sessions.start(owner);
     for (const bad of [undefined, null, 42, '', 'short', 'x'.repeat(43), 'y'.repeat(100_000)]) {
-      expect(await code(sessions.refresh(bad))).toBe('INVALID_TOKEN');
+      expect(await outcome(sessions.refresh(bad))).toBe('401 INVALID_TOKEN');
     }
     db.clock.advance(30 * DAY);
-    expect(await code(sessions.refresh(s.refreshToken))).toBe('INVALID_TOKEN');
+    expect(await outcome(sessions.refresh(s.refreshToken))).toBe('401 INVALID_TOKEN');
     expect((await sessions.find(s.sessionId))?.revokedAt).toBeNull();
   });
 
@@ -101,8 +91,8 @@ describe('SessionManager', () => {
     const accessB = await accessFor(b.sessionId);
     expect(await sessions.logout(a.sessionId)).toBe(true);
     expect(await sessions.logout(a.sessionId)).toBe(false);
-    expect(await code(Promise.resolve().then(() => tokens.verifyToken(accessA)))).toBe('INVALID_TOKEN');
-    expect(await code(sessions.refresh(a.refreshToken))).toBe('INVALID_TOKEN');
+    expect(await outcome(Promise.resolve().then(() => tokens.verifyToken(accessA)))).toBe('401 INVALID_TOKEN');
+    expect(await outcome(sessions.refresh(a.refreshToken))).toBe('401 INVALID_TOKEN');
     expect((await tokens.verifyToken(accessB)).userId).toBe('us_1');
     expect((await sessions.refresh(b.refreshToken)).sessionId).toBe(b.sessionId);
   });
@@ -115,8 +105,8 @@ describe('SessionManager', () => {
     const accessA = await accessFor(a.sessionId);
     const ids = await sessions.revokeAllForUser(owner, 'reset');
     expect(ids.sort()).toEqual([a.sessionId, b.sessionId].sort());
-    expect(await code(Promise.resolve().then(() => tokens.verifyToken(accessA)))).toBe('INVALID_TOKEN');
-    expect(await code(sessions.refresh(b.refreshToken))).toBe('INVALID_TOKEN');
+    expect(await outcome(Promise.resolve().then(() => tokens.verifyToken(accessA)))).toBe('401 INVALID_TOKEN');
+    expect(await outcome(sessions.refresh(b.refreshToken))).toBe('401 INVALID_TOKEN');
     expect((await sessions.find(a.sessionId))?.revokeReason).toBe('reset');
     expect((await sessions.refresh(other.refreshToken)).userId).toBe('us_2');
     expect((await sessions.refresh(sameIdOtherTable.refreshToken)).table).toBe('admins');
@@ -133,7 +123,7 @@ describe('SessionManager', () => {
     expect((await restarted.verifyToken(access)).sub).toBe('us_1'); // before loading: not known
     restarted.clearCache();
     expect(await managerFor(list).loadRevocations()).toBe(1);
-    expect(await code(Promise.resolve().then(() => restarted.verifyToken(access)))).toBe('INVALID_TOKEN');
+    expect(await outcome(Promise.resolve().then(() => restarted.verifyToken(access)))).toBe('401 INVALID_TOKEN');
   });
 
   it('revokes inside a caller transaction, which rolls back with it', async () => {

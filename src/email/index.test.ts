@@ -2,7 +2,7 @@ import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiError } from '../core/errors.js';
+import { rejectedApiError } from '../testing/api-errors.js';
 import type { EmailMessage, Logger } from '../define/types.js';
 import { createEmailService, DEFAULT_FROM, type EmailService, type Mailer, type OutgoingEmail } from './index.js';
 import type { OutboxRecord } from './outbox-mailer.js';
@@ -26,15 +26,6 @@ function service(extra: Partial<Parameters<typeof createEmailService>[0]> = {}):
 async function outboxRecords(): Promise<OutboxRecord[]> {
   const files = (await readdir(outbox)).filter((f) => f.endsWith('.json')).sort();
   return Promise.all(files.map(async (f) => JSON.parse(await readFile(join(outbox, f), 'utf8')) as OutboxRecord));
-}
-
-async function apiError(promise: Promise<unknown>): Promise<ApiError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
 }
 
 beforeEach(async () => {
@@ -107,8 +98,8 @@ describe('createEmailService with the outbox', () => {
 
   it('unknown templates are 404, path-like names 400, and nothing is written', async () => {
     const s = service({ templatesDir: join(root, 'tpl') });
-    expect((await apiError(s.send({ to: 'a@example.com', template: 'missing' }))).code).toBe('NOT_FOUND');
-    const bad = await apiError(s.send({ to: 'a@example.com', template: '../../etc/passwd' }));
+    expect((await rejectedApiError(s.send({ to: 'a@example.com', template: 'missing' }))).code).toBe('NOT_FOUND');
+    const bad = await rejectedApiError(s.send({ to: 'a@example.com', template: '../../etc/passwd' }));
     expect(bad.code).toBe('BAD_REQUEST');
     expect(bad.details).toEqual([{ path: '/template', message: expect.any(String) }]);
     await expect(readdir(outbox)).rejects.toThrow();
@@ -139,7 +130,7 @@ describe('message validation', () => {
 
   for (const [name, message, paths] of cases) {
     it(`rejects ${name} with 400 and details`, async () => {
-      const err = await apiError(service().send(message as EmailMessage));
+      const err = await rejectedApiError(service().send(message as EmailMessage));
       expect(err.code).toBe('BAD_REQUEST');
       expect(err.status).toBe(400);
       expect(err.details?.map((d) => d.path)).toEqual(paths);
@@ -156,7 +147,7 @@ describe('message validation', () => {
     const templatesDir = join(root, 'tpl');
     await mkdir(templatesDir);
     await writeFile(join(templatesDir, 'nosubject.txt'), 'body');
-    const err = await apiError(service({ templatesDir }).send({ to: 'a@example.com', template: 'nosubject' }));
+    const err = await rejectedApiError(service({ templatesDir }).send({ to: 'a@example.com', template: 'nosubject' }));
     expect(err.details?.[0]?.path).toBe('/subject');
   });
 });
@@ -172,7 +163,7 @@ describe('delivery failures and lifecycle', () => {
     };
     const s = service({ mailer: failing, log });
     expect(s.transport).toBe('custom');
-    const err = await apiError(s.sendVerification('a@example.com', 'tok'));
+    const err = await rejectedApiError(s.sendVerification('a@example.com', 'tok'));
     expect(err.code).toBe('UNAVAILABLE');
     expect(JSON.stringify(err.toJSON())).not.toContain('/secret/path');
     expect(log.lines.some((l) => l.includes('email delivery failed'))).toBe(true);
@@ -190,7 +181,7 @@ describe('delivery failures and lifecycle', () => {
     const s = service();
     await s.close();
     await s.close();
-    expect((await apiError(s.send({ to: 'a@example.com', subject: 's', text: 't' }))).code).toBe('UNAVAILABLE');
+    expect((await rejectedApiError(s.send({ to: 'a@example.com', subject: 's', text: 't' }))).code).toBe('UNAVAILABLE');
   });
 
   it('fails fast on bad configuration, never echoing the SMTP password', () => {

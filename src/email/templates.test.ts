@@ -2,20 +2,11 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiError } from '../core/errors.js';
+import { rejectedApiError } from '../testing/api-errors.js';
 import { BUILTIN_TEMPLATES, isTemplateName, renderTemplate, TemplateStore } from './templates.js';
 
 let root: string;
 let dir: string;
-
-async function rejection(promise: Promise<unknown>): Promise<ApiError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
-}
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'tb-email-tpl-'));
@@ -75,10 +66,10 @@ describe('project templates', () => {
 
   it('answers 404 for a template with neither body file and for an unknown name', async () => {
     const store = new TemplateStore(dir);
-    expect((await rejection(store.load('subjectOnly'))).code).toBe('NOT_FOUND');
-    expect((await rejection(store.load('nope'))).code).toBe('NOT_FOUND');
+    expect((await rejectedApiError(store.load('subjectOnly'))).code).toBe('NOT_FOUND');
+    expect((await rejectedApiError(store.load('nope'))).code).toBe('NOT_FOUND');
     // A directory named like a body file is not a body.
-    expect((await rejection(store.load('folder'))).code).toBe('NOT_FOUND');
+    expect((await rejectedApiError(store.load('folder'))).code).toBe('NOT_FOUND');
   });
 
   it('project files override built-ins: bodies wholesale, subject falling back to the built-in', async () => {
@@ -96,7 +87,7 @@ describe('project templates', () => {
     const store = new TemplateStore(dir);
     for (const name of ['../secret', '..', '../templates/welcome', 'a/b', 'a\\b', '/etc/passwd', 'x.y', '', ' welcome', 'welcome\0', '.hidden']) {
       expect(isTemplateName(name)).toBe(false);
-      const err = await rejection(store.load(name));
+      const err = await rejectedApiError(store.load(name));
       expect(err.code).toBe('BAD_REQUEST');
       expect(err.details?.[0]?.path).toBe('/template');
       expect(JSON.stringify(err.toJSON())).not.toContain('SECRET');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../core/errors.js';
+import { thrownApiError } from '../testing/api-errors.js';
 import { compileProject } from '../core/model.js';
 import { column, defineProject, table } from '../define/index.js';
 import { createRateLimiter, MemoryRateLimitStore, rateLimitHeaders, type HitResult, type NormalizedPolicy, type RateLimitStore } from './index.js';
@@ -24,16 +24,6 @@ function setup() {
   const store = new MemoryRateLimitStore();
   const limiter = createRateLimiter({ resolver, store, now: () => clock });
   return { limiter, store, advance: (ms: number) => (clock += ms) };
-}
-
-function caught(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('expected a throw');
 }
 
 describe('createRateLimiter', () => {
@@ -79,7 +69,7 @@ describe('createRateLimiter', () => {
     advance(4_000);
     limiter.enforce('1.1.1.1', 'limited', 'get');
     limiter.enforce('1.1.1.1', 'limited', 'get');
-    const err = caught(() => limiter.enforce('1.1.1.1', 'limited', 'get'));
+    const err = thrownApiError(() => limiter.enforce('1.1.1.1', 'limited', 'get'));
     expect(err.code).toBe('RATE_LIMITED');
     expect(err.status).toBe(429);
     expect(err.headers).toEqual({ 'Retry-After': '6', 'RateLimit-Limit': '3', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '6' });

@@ -4,26 +4,20 @@
  * (`/email`, `/dashboard/metrics`), and the promise that a plaintext password never reaches a
  * response, a log line or any file in the data folder.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, ROOT, secret, startServer, type Reply, type TestServer } from './helpers/server.js';
-import { startSmtp, type TestSmtp } from './helpers/smtp.js';
+import { expectError } from '../helpers/expect.js';
+import { until } from '../helpers/poll.js';
+import { bearer, startServer, type Reply, type TestServer } from '../helpers/server.js';
+import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
+import { signInReply, signUpReply, startServerWithAdmin, uniqueEmail } from '../helpers/users.js';
 
 /** Every password in this file carries this marker; the sweep at the end looks for it everywhere. */
 const MARK = 'Zq8-PLAIN-wx3';
 const pw = (n: string) => `${MARK}-${n}`;
 const ADMIN = { email: 'boss@example.com', password: pw('admin') };
 
-let seq = 0;
-const uniqueEmail = (tag: string) => `${tag}.${Date.now().toString(36)}.${++seq}@example.com`;
-const expectError = (r: Reply, status: number, code: string) => {
-  expect(r.status, r.text).toBe(status);
-  expect(r.json.error.code).toBe(code);
-};
 const expectEmpty200 = (r: Reply) => {
   expect(r.status, r.text).toBe(200);
   expect(r.text).toBe('');
@@ -46,8 +40,10 @@ describe('through the outbox folder', { timeout: 60_000 }, () => {
     return r;
   };
   const post = (path: string, body: unknown) => call('POST', path, body);
-  const signUp = (email: string, password: string) => post('/auth/sign-up', { type: 'signUp', table: 'users', email, password });
-  const signIn = (table: string, email: string, password: string) => post('/auth/sign-in', { type: 'signIn', table, email, password });
+  /** The server, with every reply recorded. */
+  const recorded = (): TestServer => ({ ...s, call });
+  const signUp = (email: string, password: string) => signUpReply(recorded(), email, { password });
+  const signIn = (table: string, email: string, password: string) => signInReply(recorded(), table, email, password);
   const ownRow = (token: string, id: string) => call('GET', `/db?body=${encodeURIComponent(JSON.stringify({ table: 'users', where: { id: { eq: id } } }))}`, undefined, bearer(token));
 
   interface Mail {
@@ -67,25 +63,19 @@ describe('through the outbox folder', { timeout: 60_000 }, () => {
   };
   /** Polls for the `nth` (1-based) message to `to` with `subject`. */
   const waitForMail = async (to: string, subject: string, nth = 1): Promise<Mail> => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const mails = outbox().filter((m) => m.to.includes(to) && m.subject === subject);
-      if (mails.length >= nth) return mails[nth - 1]!;
-      if (Date.now() > deadline) throw new Error(`no email "${subject}" #${nth} to ${to}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const mails = await until(
+      async () => outbox().filter((m) => m.to.includes(to) && m.subject === subject),
+      (found) => found.length >= nth,
+      `email "${subject}" #${nth} to ${to}`,
+    );
+    return mails[nth - 1]!;
   };
   const mailsTo = (to: string) => outbox().filter((m) => m.to.includes(to));
   const VERIFY = 'Verify your email address';
   const RESET = 'Reset your password';
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'tb-auth-email-'));
-    const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret(), LOG_LEVEL: 'trace' };
-    const args = ['bin/tablebase.mjs', 'admin', 'create', '--project', 'examples/conformance', '--data', dataDir, '--table', 'admins', '--email', ADMIN.email, '--password', ADMIN.password];
-    const out = await promisify(execFile)(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 });
-    cliOutput = out.stdout + out.stderr;
-    s = await startServer({ dataDir, env });
+    ({ server: s, dataDir, cliOutput } = await startServerWithAdmin(ADMIN, { env: { LOG_LEVEL: 'trace' } }));
   }, 120_000);
   afterAll(async () => {
     await s?.dispose();
@@ -247,7 +237,7 @@ describe('through a real SMTP server', { timeout: 60_000 }, () => {
 
   it('delivers the verification email with its link, and the token confirms', async () => {
     const email = uniqueEmail('smtp');
-    const up = await s.call('POST', '/auth/sign-up', { type: 'signUp', table: 'users', email, password: 'correct horse 1' });
+    const up = await signUpReply(s, email, { password: 'correct horse 1' });
     expect(up.status, up.text).toBe(200);
     const mail = await smtp.waitFor((m) => m.rcptTo.includes(email));
     expect(mail.headers.get('subject')).toBe('Verify your email address');
@@ -266,11 +256,11 @@ describe('through a real SMTP server', { timeout: 60_000 }, () => {
 
   it('delivers the reset email, whose token sets a new password', async () => {
     const email = uniqueEmail('smtpreset');
-    expect((await s.call('POST', '/auth/sign-up', { type: 'signUp', table: 'users', email, password: 'correct horse 1' })).status).toBe(200);
+    expect((await signUpReply(s, email, { password: 'correct horse 1' })).status).toBe(200);
     expectEmpty200(await s.call('POST', '/auth/reset-password', { type: 'sendResetPassword', table: 'users', email }));
     const mail = await smtp.waitFor((m) => m.rcptTo.includes(email) && m.headers.get('subject') === 'Reset your password');
     const token = linkToken(mail.text, 'reset');
     expectEmpty200(await s.call('POST', '/auth/confirm', { type: 'confirmResetPassword', token, newPassword: 'battery staple 2' }));
-    expect((await s.call('POST', '/auth/sign-in', { type: 'signIn', table: 'users', email, password: 'battery staple 2' })).status).toBe(200);
+    expect((await signInReply(s, 'users', email, 'battery staple 2')).status).toBe(200);
   });
 });

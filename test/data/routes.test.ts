@@ -1,0 +1,92 @@
+/**
+ * End-to-end: the rest of /db on the conformance project (SPEC §2, §4, §9, §12): views, custom
+ * operations, closed tables and the HTTP conventions every route shares.
+ */
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../helpers/lifecycle.js';
+import { createRow, countRows } from '../helpers/rows.js';
+import { scenarios, type Scenario, type ScenarioContext } from '../helpers/scenario.js';
+
+const s = useServer();
+const ctx: ScenarioContext = { server: s, who: {}, vars: {} };
+
+describe('views', () => {
+  it('lists the joined view with its default order, never ambiguous on id', async () => {
+    const t = await createRow(s, 'tasks', { title: 'on the board' });
+    const r = await s.get('/db/list', { table: 'task_board', where: { id: { eq: t.id } } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.data.items).toEqual([{ id: t.id, title: 'on the board', isComplete: false, ownerEmail: null }]);
+    const all = await s.get('/db/list', { table: 'task_board', limit: 5 });
+    expect(all.status).toBe(200);
+    expect((await s.get('/db/list', { table: 'task_board', order_by: [] })).status).toBe(200);
+    expect(await countRows(s, 'task_board')).toBeGreaterThan(0);
+    expect((await s.get('/db', { table: 'task_board', where: { title: { eq: 'on the board' } } })).json.data.id).toBe(t.id);
+  });
+});
+
+const denied = (name: string, method: string, path: string, body: object): Scenario => ({ name, method, path, body, status: 403 });
+
+scenarios('views: every write is denied, admins included, before the custom registry', ctx, [
+  denied('create', 'POST', '/db', { table: 'task_board', object: { title: 'x' } }),
+  denied('update', 'PATCH', '/db', { table: 'task_board', where: {}, updates: [{ column: 'title', value: 'x' }] }),
+  denied('delete many', 'DELETE', '/db/many', { table: 'task_board', where: {} }),
+  denied('a custom operation', 'PATCH', '/db/custom/anything', { table: 'task_board', where: {} }),
+]);
+
+scenarios('custom operations and closed tables', ctx, [
+  { name: '404 for an unregistered name', method: 'PATCH', path: '/db/custom/nope', body: { table: 'tasks', where: {} }, status: 404 },
+  { name: '404 for an unregistered name on a closed table', method: 'PATCH', path: '/db/custom/nope', body: { table: 'secrets', where: {} }, status: 404 },
+  { name: '501 for a registered name with no handler', method: 'PATCH', path: '/db/custom/archive', body: { table: 'tasks', where: {} }, status: 501, code: 'NOT_IMPLEMENTED' },
+  { name: '403 without the rule', method: 'PATCH', path: '/db/custom/complete', body: { table: 'tasks', where: {} }, status: 403 },
+  {
+    name: 'errors after step 1 still carry the RateLimit-* headers of a limited route (SPEC §9)',
+    method: 'GET',
+    path: '/db/count',
+    body: { table: 'secrets' },
+    status: 403,
+    answerHeaders: { 'ratelimit-limit': '100' },
+    after: async (r) => expect(Number(r.headers.get('ratelimit-remaining'))).toBeLessThan(100),
+  },
+  denied('a table with no rules denies list', 'GET', '/db/list', { table: 'secrets' }),
+  denied('a table with no rules denies create', 'POST', '/db', { table: 'secrets', object: { value: 'x' } }),
+  { name: 'audit may be counted', method: 'GET', path: '/db/count', body: { table: 'audit' }, status: 200 },
+  denied('audit may not be written by clients', 'POST', '/db', { table: 'audit', object: { action: 'x', ref: 'y' } }),
+]);
+
+describe('custom operations', () => {
+  it('runs a handler (bump) and its /many form', async () => {
+    expect(await createRow(s, 'big', { payload: 'p' })).toBeTruthy();
+    const l = await createRow(s, 'limited', { title: 'bump me' });
+    const b = await s.call('PATCH', '/db/custom/bump', { table: 'limited', where: { id: { eq: l.id } } });
+    expect(b.status, b.text).toBe(200);
+    expect(b.json.data.n).toBe(1);
+    const m = await s.call('PATCH', '/db/custom/bump/many', { table: 'limited', where: { id: { eq: l.id } } });
+    expect(m.json.data[0].n).toBe(2);
+  });
+});
+
+const malformed = (name: string, method: string, path: string, body?: string): Scenario => ({ name: `400 for ${name}`, method, path, body, status: 400, code: 'BAD_REQUEST' });
+
+scenarios('HTTP conventions (SPEC §2)', ctx, [
+  malformed('broken JSON', 'POST', '/db', '{not json'),
+  malformed('a JSON array', 'POST', '/db', '[]'),
+  malformed('an empty object', 'POST', '/db', '{}'),
+  malformed('a table that is not a name', 'POST', '/db', JSON.stringify({ table: 7 })),
+  malformed('a broken ?body=', 'GET', '/db/list?body=%7Bnope'),
+  { name: '404 for an unknown table', method: 'GET', path: '/db/list', body: { table: 'no_such' }, status: 404 },
+  { name: '405 for a wrong method, with Allow', method: 'PUT', path: '/db', status: 405, answerHeaders: { allow: /GET/ } },
+  { name: '404 for an unknown route', method: 'GET', path: '/nowhere', status: 404 },
+  {
+    name: '413 for a 10 MB body, and the server stays healthy',
+    method: 'POST',
+    path: '/db',
+    body: JSON.stringify({ table: 'big', object: { payload: 'x'.repeat(10 * 1024 * 1024) } }),
+    status: 413,
+    code: 'PAYLOAD_TOO_LARGE',
+    after: async () => expect((await s.call('GET', '/health')).status).toBe(200),
+  },
+  { name: 'a 60 KiB request line is accepted', method: 'GET', path: '/db/list', body: { table: 'tasks', where: { title: { eq: 'y'.repeat(60 * 1024) } } }, status: 200 },
+  { name: 'echoes X-Request-Id', method: 'GET', path: '/health', headers: { 'x-request-id': 'abc-123' }, status: 200, answerHeaders: { 'x-request-id': 'abc-123' } },
+  { name: 'makes an X-Request-Id', method: 'GET', path: '/health', status: 200, answerHeaders: { 'x-request-id': /./ } },
+  { name: 'health answers ok', method: 'GET', path: '/health', status: 200, data: { status: 'ok' }, after: async (r) => expect(r.json).toEqual({ data: { status: 'ok' } }) },
+]);
