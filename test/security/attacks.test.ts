@@ -7,13 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { openStream } from '../helpers/stream-client.js';
-import { count, expectNoLeak, getWithBody, nonReadingGet, postChunked, rssBytes, signUp, startFixture, type Fixture, type User } from './support.js';
+import { count, expectNoLeak, getWithBody, nonReadingGet, postChunked, rssBytes, startFixture, type Fixture } from './support.js';
+import { signUp, type Session } from '../helpers/users.js';
 
 const MB = 1024 * 1024;
 let f: Fixture;
 let s: TestServer;
-let alice: User;
-let bob: User;
+let alice: Session;
+let bob: Session;
 
 beforeAll(async () => {
   // A 3 MiB answer cap keeps the payloads of these tests small; trusting loopback as a proxy

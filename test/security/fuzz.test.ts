@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prng as rng } from '../../src/ratelimit/store-conformance.js';
 import type { TestServer } from '../helpers/server.js';
-import { expectNoLeak, signUp, startFixture, type Fixture } from './support.js';
+import { signUp } from '../helpers/users.js';
+import { expectNoLeak, startFixture, type Fixture } from './support.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 0x11c0ffee);
 const REQUESTS = 2000;

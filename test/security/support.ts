@@ -3,20 +3,12 @@
  * /dashboard/metrics), two signed-up users, and small clients for the raw requests an attacker
  * sends (GET with a JSON body, sockets that never read).
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'vitest';
-import { bearer, ROOT, secret, startServer, type Reply, type TestServer } from '../helpers/server.js';
-
-export interface User {
-  id: string;
-  auth: Record<string, string>;
-}
+import type { Reply, TestServer } from '../helpers/server.js';
+import { signIn, startServerWithAdmin } from '../helpers/users.js';
 
 export interface Fixture {
   s: TestServer;
@@ -24,27 +16,16 @@ export interface Fixture {
   dispose(): Promise<void>;
 }
 
-export async function signUp(s: TestServer, email: string): Promise<User> {
-  const r = await s.call('POST', '/auth/sign-up', { type: 'signUp', table: 'users', email, password: 'a long password' });
-  expect(r.status, r.text).toBe(200);
-  return { id: r.json.data.user.id, auth: bearer(r.json.data.accessToken) };
-}
-
-/** A conformance server whose admin row exists before it starts. */
+/** A conformance server whose admin row exists before it starts (memory is read from /dashboard/metrics). */
 export async function startFixture(env: Record<string, string> = {}): Promise<Fixture> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tb-security-'));
-  const all = { JWT_SECRET: secret(), PASSWORD_SECRET: secret(), LOG_LEVEL: 'warn', ...env };
-  const admin = { email: 'security-admin@example.com', password: 'admin-pass-1234' };
-  const args = ['bin/tablebase.mjs', 'admin', 'create', '--project', 'examples/conformance', '--data', dataDir, '--table', 'admins', '--email', admin.email, '--password', admin.password];
-  await promisify(execFile)(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...all }, timeout: 60_000 });
-  const s = await startServer({ dataDir, env: all });
-  const a = await s.call('POST', '/auth/sign-in', { type: 'signIn', table: 'admins', ...admin });
-  expect(a.status, a.text).toBe(200);
+  const credentials = { email: 'security-admin@example.com', password: 'admin-pass-1234' };
+  const { server, dataDir } = await startServerWithAdmin(credentials, { env: { LOG_LEVEL: 'warn', ...env } });
+  const admin = await signIn(server, 'admins', credentials.email, credentials.password);
   return {
-    s,
-    admin: bearer(a.json.data.accessToken),
+    s: server,
+    admin: admin.auth,
     dispose: async () => {
-      await s.dispose();
+      await server.dispose();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
