@@ -1,8 +1,9 @@
 /**
  * The auth module's table of contents, and `createAuthServices`, which assembles its parts once
- * per server (core/app.ts): secrets → passwords (Argon2id + pepper), access tokens (JWT +
+ * per server (src/server/app.ts): secrets → passwords (Argon2id + pepper), access tokens (JWT +
  * revocation list + verify cache), sessions (rotating refresh tokens), confirmation tokens, all
- * over one AuthStore. HTTP routes (sign-up, sign-in, refresh, logout, confirm) use only this.
+ * over one AuthStore. The flows (flows.ts: sign-up, sign-in, refresh, logout, verification,
+ * reset) use only this; their routes are declared in src/http/routes/auth.ts.
  */
 import type { AuthSettings } from '../define/project.js';
 import type { Dialect } from '../storage/dialect.js';

@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashPassword, SqlAuthStore, validatePasswordLength } from '../auth/index.js';
-import { prepareSchema } from '../core/schema.js';
+import { prepareSchema } from '../server/schema.js';
 import { newId } from '../storage/ids.js';
 import { insertRow, selectRows } from '../storage/rows.js';
 import { openSqlite } from '../storage/sqlite/driver.js';

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { generateClient } from '../client/generate.js';
-import { internalTables } from '../core/app.js';
+import { internalTables } from '../server/app.js';
 import { loadProject } from '../core/load-project.js';
 import { compileProject } from '../core/model.js';
 import { flag, type Args } from './args.js';

@@ -1,7 +1,7 @@
 /** `tablebase migrate generate|apply|status` over the project's `migrations/` folder. */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { userModel } from '../core/schema.js';
+import { userModel } from '../server/schema.js';
 import { applyMigrations, describeChange, generateMigration, migrationStatus } from '../storage/migrations/index.js';
 import { openSqlite } from '../storage/sqlite/driver.js';
 import { flag, type Args } from './args.js';

@@ -4,7 +4,7 @@
  * every route SPEC defines (the server registers the auth, photo, stream, email and dashboard
  * routes at start), with the server URL the flags and environment would give `serve`.
  */
-import { internalTables } from '../core/app.js';
+import { internalTables } from '../server/app.js';
 import { loadProject } from '../core/load-project.js';
 import { compileProject } from '../core/model.js';
 import { routeTable } from '../http/routes.js';

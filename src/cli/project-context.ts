@@ -1,6 +1,6 @@
 /** Loading what most commands need: the project, its compiled model and the resolved settings. */
 import { join } from 'node:path';
-import { internalTables } from '../core/app.js';
+import { internalTables } from '../server/app.js';
 import { resolveConfig, type AppConfig } from '../core/config.js';
 import { loadProject } from '../core/load-project.js';
 import { compileProject, type ProjectModel } from '../core/model.js';

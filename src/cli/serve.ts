@@ -2,7 +2,7 @@
  * `tablebase serve` (apply pending migrations, refuse drift) and the worker half of `dev`
  * (generate and apply automatically). Shutdown on SIGTERM/SIGINT is graceful (SPEC §1).
  */
-import { createApp } from '../core/app.js';
+import { createApp } from '../server/app.js';
 import { resolveConfig } from '../core/config.js';
 import { loadProject } from '../core/load-project.js';
 import { loadSecrets } from '../auth/secrets.js';

@@ -3,8 +3,10 @@
  */
 import { resolve } from 'node:path';
 import type { Project } from '../define/project.js';
-import { DEFAULT_MAX_BODY } from '../http/body.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-size.js';
+
+/** SPEC §2: request bodies past this many bytes are 413 unless the project sets `server.maxBodyBytes`. */
+const DEFAULT_MAX_BODY = 1024 * 1024;
 
 export interface AppConfig {
   readonly projectDir: string;

@@ -1,6 +1,9 @@
 /**
- * The runtime: everything a request, a hook or a cron run needs, assembled once by createApp.
- * Optional services (email, push, live) are filled in by their modules.
+ * The runtime: what every pipeline stage, hook and cron run works with (model, driver, writer,
+ * limiter, token verifier, logger, clock), assembled once by createApp (src/server/app.ts).
+ * `email` and `push` stay undefined when the project does not configure them. Route handlers get
+ * it as `services.rt` (http/services.ts). The storage types are imported for their names only
+ * (type-only; .dependency-cruiser.cjs states this one exception to "core imports only define/").
  */
 import type { Logger } from 'pino';
 import type { EmailMessage, Jwt, PushMessage } from '../define/types.js';

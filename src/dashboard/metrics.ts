@@ -1,22 +1,23 @@
 /**
- * GET /dashboard/metrics (SPEC §11, §13.9): admin token only (401 without a token, 403 for a
- * non-admin). JSON by default; Prometheus text with `Accept: text/plain`.
+ * Server metrics for GET /dashboard/metrics (SPEC §11, §13.9; route in http/routes/dashboard.ts):
+ * request counters, latency, streams, write queue, rows per table, cron, memory; as a value or
+ * as Prometheus text.
  */
-import { ApiError } from '../core/errors.js';
-import type { App } from '../core/app.js';
-import type { RequestContext } from '../http/context.js';
-import { sendData } from '../http/respond.js';
+import type { Metrics } from '../core/metrics.js';
+import type { Runtime } from '../core/runtime.js';
+import type { CronStatus } from '../cron/scheduler.js';
 import { countRows } from '../storage/rows.js';
 import { MATCH_ALL } from '../storage/plan.js';
 
-export async function requireAdmin(ctx: RequestContext) {
-  const jwt = await ctx.app.rt.tokens.verify(ctx.req.headers.authorization);
-  if (!jwt) throw new ApiError('UNAUTHENTICATED');
-  if (jwt.admin?.isAdmin !== true) throw new ApiError('FORBIDDEN');
-  return jwt;
+/** What the metrics read: the runtime, the request counters, open streams and cron. */
+export interface MetricsSources {
+  readonly rt: Runtime;
+  readonly metrics: Metrics;
+  readonly live: { stats(): { open: number } };
+  readonly cron: CronStatus | undefined;
 }
 
-export async function collectMetrics(app: App) {
+export async function collectMetrics(app: MetricsSources) {
   const rt = app.rt;
   const tables: Record<string, number> = {};
   for (const t of rt.model.tables) {
@@ -38,7 +39,7 @@ export async function collectMetrics(app: App) {
   };
 }
 
-function prometheus(data: Awaited<ReturnType<typeof collectMetrics>>): string {
+export function prometheusText(data: Awaited<ReturnType<typeof collectMetrics>>): string {
   const lines: string[] = [];
   const metric = (name: string, help: string, type: 'gauge' | 'counter', samples: [string, number][]) => {
     lines.push(`# HELP tablebase_${name} ${help}`, `# TYPE tablebase_${name} ${type}`);
@@ -78,16 +79,4 @@ function prometheus(data: Awaited<ReturnType<typeof collectMetrics>>): string {
   metric('memory_rss_bytes', 'Resident set size', 'gauge', [['', data.memory.rssBytes]]);
   metric('memory_heap_used_bytes', 'Heap in use', 'gauge', [['', data.memory.heapUsedBytes]]);
   return `${lines.join('\n')}\n`;
-}
-
-export async function metricsRoute(ctx: RequestContext): Promise<void> {
-  await requireAdmin(ctx);
-  const data = await collectMetrics(ctx.app);
-  if (/\btext\/plain\b/.test(ctx.req.headers.accept ?? '')) {
-    const text = prometheus(data);
-    ctx.res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-    ctx.res.end(text);
-    return;
-  }
-  sendData(ctx.res, data);
 }

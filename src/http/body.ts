@@ -6,14 +6,12 @@ import type { IncomingMessage } from 'node:http';
 import { ApiError, badRequest } from '../core/errors.js';
 import { drainRest } from './linger.js';
 
-export const DEFAULT_MAX_BODY = 1024 * 1024;
-
 function tooLarge(): ApiError {
   return new ApiError('PAYLOAD_TOO_LARGE');
 }
 
 /** Reads the raw body, failing as soon as it passes `max` bytes. */
-export function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > max) {
     drainRest(req); // discard the rest (bounded), so the client receives the 413 (SPEC §2)
@@ -46,7 +44,7 @@ export function readBody(req: IncomingMessage, max: number): Promise<Buffer | nu
   });
 }
 
-export function parseJson(text: string, where: string): Record<string, unknown> {
+function parseJson(text: string, where: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -58,7 +56,7 @@ export function parseJson(text: string, where: string): Record<string, unknown> 
 }
 
 /** The JSON of a GET's `body` query parameter; undefined when absent. */
-export function queryBody(search: string): Record<string, unknown> | undefined {
+function queryBody(search: string): Record<string, unknown> | undefined {
   if (!search) return undefined;
   const raw = new URLSearchParams(search).get('body');
   if (raw === null) return undefined;

@@ -1,11 +1,15 @@
-/** What a route handler receives. The http/ folder is the only one that knows HTTP. */
+/**
+ * What the server hands a route: the node:http request and response (only http/ sees them), the
+ * parsed URL, the client IP and the narrow services. Declared routes never see this object: the
+ * lifecycle (lifecycle.ts) turns it into a typed input and writes their answer.
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { App } from '../core/app.js';
+import type { Services } from './services.js';
 
 export interface RequestContext {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
-  readonly app: App;
+  readonly services: Services;
   readonly path: string;
   /** The query string without `?`. */
   readonly search: string;

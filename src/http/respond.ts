@@ -4,7 +4,7 @@ import { type ApiError } from '../core/errors.js';
 import { checkJsonSize, jsonSizeAtLeast, responseTooLarge } from '../core/response-size.js';
 import { admitAnswer } from './large-answers.js';
 
-export function sendJson(res: ServerResponse, status: number, json: string, headers?: Record<string, string> | null): void {
+function sendJson(res: ServerResponse, status: number, json: string, headers?: Record<string, string> | null): void {
   if (headers) for (const k in headers) res.setHeader(k, headers[k]!);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
   res.end(json);

@@ -4,10 +4,9 @@
  * with another method is 405 with `Allow` (SPEC §2).
  */
 import { ApiError } from '../core/errors.js';
-import type { Route, RouteHandler } from './routes.js';
+import type { Route } from './routes.js';
 
 interface Match {
-  handler: RouteHandler;
   route: Route;
   params: Record<string, string>;
 }
@@ -60,7 +59,7 @@ export class Router {
     if (!methods) return null;
     const route = methods.get(method) ?? (method === 'HEAD' ? methods.get('GET') : undefined);
     if (!route) throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { Allow: [...methods.keys()].join(', ') } });
-    return { handler: route.handler, route, params };
+    return { route, params };
   }
 }
 

@@ -1,64 +1,29 @@
 /**
- * THE route table: every route the server answers, on one screen, in the seed's order. The
- * OpenAPI document is generated from this table and the project, and a test fails when a route
- * here is missing from the document.
+ * THE route table: every route the server answers, one family per line, in the seed's order.
+ * Each family is declared in one file under ./routes/ (see ./declare.ts for how); the lifecycle,
+ * request validation and the OpenAPI document are all generated from these declarations.
  */
-import type { RequestContext } from './context.js';
-import { dataRoute } from './data-routes.js';
-import { health } from './system-routes.js';
-import { streamRoute } from './stream-routes.js';
-import { deletePhoto, servePhoto, uploadPhoto } from './photo-routes.js';
-import { confirm, logout, refresh, resetPassword, signIn, signUp, verifyEmail } from '../auth/routes.js';
-import { metricsRoute } from '../dashboard/metrics.js';
-import { emailRoute } from '../email/route.js';
-import { swaggerJson, swaggerYaml } from '../openapi/routes.js';
+import type { DeclaredRoute } from './declare.js';
+import { authRoutes } from './routes/auth.js';
+import { dashboardRoutes } from './routes/dashboard.js';
+import { dataRoutes } from './routes/data.js';
+import { emailRoutes } from './routes/email.js';
+import { photoRoutes } from './routes/photos.js';
+import { streamRoutes } from './routes/stream.js';
+import { systemRoutes } from './routes/system.js';
 
-export type RouteHandler = (ctx: RequestContext) => Promise<void> | void;
-
-export type RouteGroup = 'data' | 'stream' | 'auth' | 'photos' | 'system' | 'dashboard' | 'email';
-
-export interface Route {
-  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  readonly path: string;
-  readonly group: RouteGroup;
-  readonly summary: string;
-  readonly handler: RouteHandler;
-}
-
-const r = (method: Route['method'], path: string, group: RouteGroup, summary: string, handler: RouteHandler): Route => Object.freeze({ method, path, group, summary, handler });
+export type Route = DeclaredRoute;
 
 /** Every route, in one list. Pure: the CLI reads it without opening a database. */
 export function routeTable(extra: readonly Route[] = []): Route[] {
   return [
-    r('GET', '/db', 'data', 'Get the first row matching `where`', dataRoute('get')),
-    r('GET', '/db/list', 'data', 'List rows with `items` and `total`', dataRoute('list')),
-    r('GET', '/db/count', 'data', 'Count matching rows', dataRoute('count')),
-    r('POST', '/db', 'data', 'Create a row', dataRoute('create')),
-    r('POST', '/db/many', 'data', 'Create rows in one transaction', dataRoute('createMany')),
-    r('PATCH', '/db', 'data', 'Update the first matching row', dataRoute('update')),
-    r('PATCH', '/db/many', 'data', 'Update matching rows', dataRoute('updateMany')),
-    r('DELETE', '/db', 'data', 'Delete the first matching row', dataRoute('delete')),
-    r('DELETE', '/db/many', 'data', 'Delete matching rows', dataRoute('deleteMany')),
-    r('PATCH', '/db/custom/:name', 'data', 'Run a custom operation', dataRoute('custom')),
-    r('PATCH', '/db/custom/:name/many', 'data', 'Run a custom operation on many rows', dataRoute('customMany')),
-    r('GET', '/db/stream', 'stream', 'Stream the first row matching `where`', streamRoute('one', 'streamOne')),
-    r('GET', '/db/stream/list', 'stream', 'Stream a page of rows with its total', streamRoute('list', 'streamList')),
-    r('GET', '/db/stream/count', 'stream', 'Stream the count of matching rows', streamRoute('count', 'streamCount')),
-    r('POST', '/img', 'photos', 'Upload a photo (multipart field `file`, or a raw image body)', uploadPhoto),
-    r('GET', '/img/:id', 'photos', 'Serve a photo, or a thumbnail with ?thumb=WxH', servePhoto),
-    r('DELETE', '/img/:id', 'photos', 'Delete a photo and its thumbnails', deletePhoto),
-    r('POST', '/auth/sign-up', 'auth', 'Create an account and sign in', signUp),
-    r('POST', '/auth/sign-in', 'auth', 'Sign in with email and password', signIn),
-    r('POST', '/auth/verify-email', 'auth', 'Send (or resend) the verification email', verifyEmail),
-    r('POST', '/auth/confirm', 'auth', 'Confirm an email verification or a password reset', confirm),
-    r('POST', '/auth/reset-password', 'auth', 'Send a password-reset email', resetPassword),
-    r('POST', '/auth/refresh', 'auth', 'Rotate a refresh token for a new token pair', refresh),
-    r('POST', '/auth/logout', 'auth', 'End the session of the bearer token', logout),
-    r('GET', '/dashboard/metrics', 'dashboard', 'Server metrics (admin); Prometheus text with Accept: text/plain', metricsRoute),
-    r('POST', '/email', 'email', 'Send an email (admin, or the project email.canSend rule)', emailRoute),
+    ...dataRoutes, //      /db, /db/many, /db/custom/:name          routes/data.ts
+    ...streamRoutes, //    /db/stream, /db/stream/list, …/count     routes/stream.ts
+    ...photoRoutes, //     /img, /img/:id                           routes/photos.ts
+    ...authRoutes, //      /auth/*                                  routes/auth.ts
+    ...dashboardRoutes, // /dashboard/*                             routes/dashboard.ts
+    ...emailRoutes, //     /email                                   routes/email.ts
     ...extra,
-    r('GET', '/swagger.json', 'system', 'This OpenAPI document as JSON', swaggerJson),
-    r('GET', '/swagger.yaml', 'system', 'This OpenAPI document as YAML', swaggerYaml),
-    r('GET', '/health', 'system', 'Health check', health),
+    ...systemRoutes, //    /swagger.json, /swagger.yaml, /health    routes/system.ts
   ];
 }

@@ -5,11 +5,25 @@
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import type { App } from '../core/app.js';
+import type { Logger } from '../core/logger.js';
+import type { Metrics } from '../core/metrics.js';
 import { ApiError, toApiError } from '../core/errors.js';
 import { applyCors } from './cors.js';
+import { runRoute } from './lifecycle.js';
 import { drainRest } from './linger.js';
 import { sendError } from './respond.js';
+import type { Router } from './router.js';
+import type { Services } from './services.js';
+
+/** What the server needs from the composition root. */
+export interface ServerDeps {
+  readonly router: Router;
+  readonly services: Services;
+  readonly corsOrigins: readonly string[];
+  readonly clientIp: (socketAddress: string, forwardedFor: string | undefined) => string;
+  readonly log: Logger;
+  readonly metrics: Metrics;
+}
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const idPrefix = randomBytes(4).toString('hex');
@@ -21,7 +35,7 @@ function requestIdOf(req: IncomingMessage): string {
   return `${idPrefix}-${(++idCounter).toString(36)}`;
 }
 
-async function handle(app: App, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const start = performance.now();
   const url = req.url ?? '/';
   const q = url.indexOf('?');
@@ -31,15 +45,15 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse): Prom
   res.setHeader('x-request-id', requestId);
   let route = 'unmatched';
   try {
-    if (applyCors(app.config.corsOrigins, req, res)) return;
+    if (applyCors(app.corsOrigins, req, res)) return;
     const m = app.router.match(req.method ?? 'GET', path);
     if (!m) throw new ApiError('NOT_FOUND', 'No such route');
     route = `${m.route.method} ${m.route.path}`;
     const ip = app.clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
-    await m.handler({ req, res, app, path, search, params: m.params, ip, requestId });
+    await runRoute(m.route, { req, res, services: app.services, path, search, params: m.params, ip, requestId }, app.services);
   } catch (err) {
     const e = toApiError(err);
-    if (e.status >= 500) app.rt.log.error({ err: e.cause ?? err, requestId, route }, 'request failed');
+    if (e.status >= 500) app.log.error({ err: e.cause ?? err, requestId, route }, 'request failed');
     sendError(res, e);
     drainRest(req);
   } finally {
@@ -47,7 +61,7 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse): Prom
   }
 }
 
-export function createServer(app: App): Server {
+export function createServer(app: ServerDeps): Server {
   const server = createHttpServer(
     {
       // SPEC §13.18: request lines up to 64 KiB (the `?body=` of GET routes).

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../core/errors.js';
 import { createLiveEngine, type LiveEngine } from './engine.js';
 import { FakeDb, waitFor } from './fake-db.js';
+import { responseSink } from '../http/sink.js';
 import { startLiveStream } from './stream.js';
 import { insert, query, task, TASKS } from './test-fixtures.js';
 
@@ -22,7 +23,7 @@ async function serve(engine: LiveEngine, db: FakeDb) {
     const since = engine.version;
     const initial = await db.run(q);
     try {
-      startLiveStream(engine, req, res, { query: q, initial, since, ip: req.socket.remoteAddress ?? '' });
+      startLiveStream(engine, responseSink(req, res), { accept: req.headers.accept, query: q, initial, since, ip: req.socket.remoteAddress ?? '' });
     } catch (err) {
       const e = err instanceof ApiError ? err : new ApiError('INTERNAL');
       res.writeHead(e.status, { 'Content-Type': 'application/json', ...e.headers });
@@ -88,7 +89,8 @@ describe('startLiveStream', () => {
     db.engine = engine;
     const server = createServer(async (req, res) => {
       const q = query('list', TASKS, {});
-      startLiveStream(engine, req, res, {
+      startLiveStream(engine, responseSink(req, res), {
+        accept: req.headers.accept,
         query: q,
         initial: await db.run(q),
         since: engine.version,

@@ -5,7 +5,7 @@
  * before `subscribe` succeeds), starts the response, sends the first payload and ties the
  * stream's end to its unsubscribe.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Sink } from '../core/sink.js';
 import type { LiveEngine } from './engine.js';
 import { negotiateFormat, openStream, type StreamOptions, type StreamSink } from './transport.js';
 import { serializePayload, type LiveQuery, type Subscriber } from './types.js';
@@ -20,15 +20,17 @@ export interface LiveStreamRequest extends Omit<StreamOptions, 'format'> {
   ip: string;
   /** Per-change pipeline checks (token expiry, row filter); see Subscriber.check. */
   check?: Subscriber['check'];
-  /** Default: negotiated from the request's Accept header. */
+  /** Default: negotiated from `accept`. */
   format?: StreamOptions['format'];
+  /** The request's Accept header (SPEC §7: NDJSON when asked for). */
+  accept?: string | undefined;
 }
 
 /**
  * Throws ApiError RATE_LIMITED (cap reached) or UNAVAILABLE (engine closed) before the response
  * starts; otherwise the response belongs to the stream and the returned sink ends it.
  */
-export function startLiveStream(engine: LiveEngine, req: IncomingMessage, res: ServerResponse, r: LiveStreamRequest): StreamSink {
+export function startLiveStream(engine: LiveEngine, out: Sink, r: LiveStreamRequest): StreamSink {
   const initialJson = serializePayload(r.initial);
   // The engine never calls a subscriber from inside subscribe, so `sink` is set before use.
   let sink: StreamSink | undefined;
@@ -43,8 +45,8 @@ export function startLiveStream(engine: LiveEngine, req: IncomingMessage, res: S
   };
   const unsubscribe = engine.subscribe(r.query, subscriber, r.ip);
   try {
-    sink = openStream(req, res, {
-      format: r.format ?? negotiateFormat(req.headers.accept),
+    sink = openStream(out, {
+      format: r.format ?? negotiateFormat(r.accept),
       ...(r.heartbeatMs !== undefined ? { heartbeatMs: r.heartbeatMs } : {}),
       ...(r.maxBufferedBytes !== undefined ? { maxBufferedBytes: r.maxBufferedBytes } : {}),
     });

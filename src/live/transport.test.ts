@@ -2,6 +2,7 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from './fake-db.js';
+import { responseSink } from '../http/sink.js';
 import { negotiateFormat, openStream, type StreamOptions, type StreamSink } from './transport.js';
 
 const servers: Server[] = [];
@@ -18,7 +19,7 @@ async function streamServer(options: (req: IncomingMessage) => StreamOptions = (
   const sinks: StreamSink[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     res.setHeader('X-Request-Id', 'r1');
-    sinks.push(openStream(req, res, options(req)));
+    sinks.push(openStream(responseSink(req, res), options(req)));
   });
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -1,5 +1,5 @@
 /**
- * Stream framing over a Node HTTP response (SPEC §7): Server-Sent Events by default, NDJSON with
+ * Stream framing over a response sink (core/sink.ts; SPEC §7): Server-Sent Events by default, NDJSON with
  * `Accept: application/x-ndjson`. The sink owns the heartbeat timer and the disconnect
  * bookkeeping: whatever ends the stream (client gone, socket error, slow reader, server close)
  * clears the timer and calls the onClose callbacks exactly once.
@@ -10,7 +10,7 @@
  * frame alone is always written (payloads are capped by maxResponseBytes, SPEC §4), so one stream
  * holds at most max(`maxBufferedBytes`, one payload).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Sink } from '../core/sink.js';
 
 export type StreamFormat = 'sse' | 'ndjson';
 
@@ -79,38 +79,25 @@ function ndjsonLine(payloadJson: string): Buffer {
   return lastLine;
 }
 
-class HttpStreamSink implements StreamSink {
-  #res: ServerResponse;
+class SinkStream implements StreamSink {
+  #out: Sink;
   #format: StreamFormat;
   #maxBuffered: number;
   #timer: NodeJS.Timeout;
   #nextId = 1;
   #closeCbs: (() => void)[] = [];
   #reason: StreamSink['closeReason'];
-  #onGone = () => this.#finish('client');
-  #socket: NodeJS.EventEmitter | null;
+  #stopListening: (() => void) | null;
 
-  constructor(req: IncomingMessage, res: ServerResponse, o: StreamOptions) {
-    this.#res = res;
+  constructor(out: Sink, o: StreamOptions) {
+    this.#out = out;
     this.#format = o.format ?? 'sse';
     this.#maxBuffered = o.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
-    res.statusCode = 200;
-    res.setHeader('Content-Type', CONTENT_TYPE[this.#format]);
-    res.setHeader('Cache-Control', 'no-cache');
-    res.setHeader('X-Accel-Buffering', 'no');
-    res.setHeader('Connection', 'keep-alive');
-    res.flushHeaders();
-    // Small frames must leave at once, not wait for Nagle's algorithm.
-    req.socket.setNoDelay(true);
-    this.#socket = req.socket;
-    // Not req 'close': since Node 16 a request emits it once its body is read, while the
-    // connection is still up. The response and the socket close only when the client is gone.
-    res.on('close', this.#onGone);
-    res.on('error', this.#onGone);
-    req.socket.on('close', this.#onGone);
+    out.start(200, { 'Content-Type': CONTENT_TYPE[this.#format], 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' });
+    this.#stopListening = out.onGone(() => this.#finish('client'));
     this.#timer = setInterval(() => this.#write(this.#format === 'sse' ? ': ping\n\n' : '\n'), o.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
     this.#timer.unref();
-    if (req.socket.destroyed) this.#finish('client'); // gone before we started
+    if (out.gone) this.#finish('client'); // gone before we started
   }
 
   get closed(): boolean {
@@ -144,7 +131,7 @@ class HttpStreamSink implements StreamSink {
   close(): void {
     if (this.closed) return;
     this.#finish('server');
-    this.#res.end();
+    this.#out.end();
   }
 
   onClose(cb: () => void): void {
@@ -154,15 +141,15 @@ class HttpStreamSink implements StreamSink {
 
   #write(chunk: string | Buffer): void {
     if (this.closed) return;
-    const buffered = this.#res.writableLength;
+    const buffered = this.#out.bufferedBytes;
     // A string's UTF-16 length is a lower bound of its bytes, and free to read.
     if (buffered > 0 && buffered + chunk.length > this.#maxBuffered) {
       // The client is not reading: drop it rather than buffer without bound.
       this.#finish('slow');
-      this.#res.destroy();
+      this.#out.destroy();
       return;
     }
-    this.#res.write(chunk);
+    this.#out.write(chunk);
   }
 
   #finish(reason: NonNullable<StreamSink['closeReason']>): void {
@@ -171,8 +158,8 @@ class HttpStreamSink implements StreamSink {
     clearInterval(this.#timer);
     // The response's own listeners stay (guarded, and a late 'error' must find a listener);
     // a keep-alive socket outlives this response; leave no listener on it.
-    this.#socket?.off('close', this.#onGone);
-    this.#socket = null;
+    this.#stopListening?.();
+    this.#stopListening = null;
     for (const cb of this.#closeCbs.splice(0)) {
       try {
         cb();
@@ -184,7 +171,7 @@ class HttpStreamSink implements StreamSink {
 }
 
 /** Starts a stream response: headers are flushed at once; payloads follow through the sink. */
-export function openStream(req: IncomingMessage, res: ServerResponse, options: StreamOptions = {}): StreamSink {
-  if (res.headersSent) throw new Error('openStream: the response has already started');
-  return new HttpStreamSink(req, res, options);
+export function openStream(out: Sink, options: StreamOptions = {}): StreamSink {
+  if (out.started) throw new Error('openStream: the response has already started');
+  return new SinkStream(out, options);
 }

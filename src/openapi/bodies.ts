@@ -11,7 +11,7 @@ import { exampleValue } from './values.js';
 /** SPEC §4: list `limit` default 100, at most 1000; create many takes 1 to 1000 objects. */
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
-export const MAX_OBJECTS = 1000;
+const MAX_OBJECTS = 1000;
 
 const limitList: JsonSchema = { type: 'integer', minimum: 0, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'page size' };
 const offset: JsonSchema = { type: 'integer', minimum: 0, default: 0, description: 'rows skipped' };

@@ -20,7 +20,7 @@ export function exampleRow(c: CollectionModel): Record<string, unknown> {
   return example;
 }
 
-export function rowSchema(c: CollectionModel): JsonSchema {
+function rowSchema(c: CollectionModel): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const visible = c.columnList.filter(isVisible);
   for (const col of visible) properties[col.name] = valueSchema(c, col, false);
@@ -34,7 +34,7 @@ export function rowSchema(c: CollectionModel): JsonSchema {
   };
 }
 
-export function createSchema(c: CollectionModel): JsonSchema {
+function createSchema(c: CollectionModel): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const example: Record<string, unknown> = {};
   const cols = c.columnList.filter(isCreatable);
@@ -53,7 +53,7 @@ export function createSchema(c: CollectionModel): JsonSchema {
   };
 }
 
-export function whereSchema(c: CollectionModel): JsonSchema {
+function whereSchema(c: CollectionModel): JsonSchema {
   const self = partRef(c, 'Where');
   const properties: Record<string, JsonSchema> = {};
   for (const col of c.columnList) {
@@ -87,7 +87,7 @@ function updateValue(c: CollectionModel, col: ColumnModel): JsonSchema {
   return oneOf(forms);
 }
 
-export function updateSchema(c: CollectionModel): JsonSchema {
+function updateSchema(c: CollectionModel): JsonSchema {
   const entries = c.columnList.filter(isUpdatable).map((col) => ({
     type: 'object',
     required: ['column', 'value'],
@@ -100,7 +100,7 @@ export function updateSchema(c: CollectionModel): JsonSchema {
   return { ...described, ...oneOf(entries) };
 }
 
-export function orderBySchema(c: CollectionModel): JsonSchema {
+function orderBySchema(c: CollectionModel): JsonSchema {
   const columns = c.columnList.filter(isSortable).map((col) => col.name);
   return {
     type: 'array',

@@ -33,6 +33,17 @@ function valueOf(family: ConditionFamily): JsonSchema {
   return scalarSchema(family as ScalarKind);
 }
 
+/**
+ * OpenAPI 3.0 allows `nullable` only beside `type`: a typed value gets it directly, a union
+ * (timestamps: string or epoch ms) on each branch, as `anyOf` since null now matches both; an
+ * untyped value (json) already admits null.
+ */
+function nullableOf(value: JsonSchema): JsonSchema {
+  if (value.type !== undefined) return { ...value, nullable: true };
+  if (Array.isArray(value.oneOf)) return { anyOf: (value.oneOf as JsonSchema[]).map((b) => ({ ...b, nullable: true })) };
+  return value;
+}
+
 function operatorSchema(family: ConditionFamily, op: Operator): JsonSchema {
   const value = valueOf(family);
   const description = DESCRIPTION[op];
@@ -41,7 +52,7 @@ function operatorSchema(family: ConditionFamily, op: Operator): JsonSchema {
       return { type: 'boolean', description };
     case 'eq':
     case 'ne':
-      return { ...value, nullable: true, description };
+      return { ...nullableOf(value), description };
     case 'in':
     case 'nin':
       return { type: 'array', items: value, maxItems: 1000, description };
@@ -54,7 +65,7 @@ function operatorSchema(family: ConditionFamily, op: Operator): JsonSchema {
   }
 }
 
-export function conditionSchema(family: ConditionFamily): JsonSchema {
+function conditionSchema(family: ConditionFamily): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const op of OPERATORS[family]) properties[op] = operatorSchema(family, op);
   return {

@@ -45,7 +45,6 @@ export function docContext(model: ProjectModel): DocContext {
 }
 
 export const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-export const responseRef = (name: string): JsonSchema => ({ $ref: `#/components/responses/${name}` });
 export const headerRef = (name: string): JsonSchema => ({ $ref: `#/components/headers/${name}` });
 
 export const partName = (c: CollectionModel, part: SchemaPart | BodyPart): string => `${c.name}.${part}`;
@@ -71,13 +70,6 @@ export function envelope(data: JsonSchema): JsonSchema {
   return { type: 'object', required: ['data'], properties: { data: data }, additionalProperties: false };
 }
 
-/** A JSON 200 answer. */
-export function jsonOk(description: string, data: JsonSchema, example?: unknown): JsonSchema {
-  const media: JsonSchema = { schema: envelope(data) };
-  if (example !== undefined) media.example = { data: example };
-  return { description, content: { 'application/json': media } };
-}
-
 /** A per-table request body: `oneOf` the tables' body schemas, discriminated by `table`. */
 export function perTableBody(collections: readonly CollectionModel[], part: BodyPart): JsonSchema {
   if (collections.length === 0) return { type: 'object', required: ['table'], properties: { table: { type: 'string' } } };
@@ -91,18 +83,6 @@ export function perTableBody(collections: readonly CollectionModel[], part: Body
 export const openApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 export const routeKey = (method: string, path: string): string => `${method.toUpperCase()} ${path}`;
-
-/** How one route of the route table is described, keyed by (method, path) as the table spells it. */
-export interface RouteDoc {
-  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** With `:param` segments, exactly as in src/http/routes.ts. */
-  readonly path: string;
-  readonly group: 'data' | 'stream' | 'auth' | 'photos' | 'system' | 'dashboard' | 'email';
-  /** Used when the route table gives no summary. */
-  readonly summary: string;
-  readonly operationId: string;
-  readonly describe: (ctx: DocContext) => OperationObject;
-}
 
 /** The collection examples are drawn from: the first plain table, else the first collection. */
 export function exampleCollection(ctx: DocContext): CollectionModel | undefined {

@@ -1,5 +1,6 @@
 /**
- * The OpenAPI 3.0.3 document generated from the project and the route table (SPEC §11, §13.13):
+ * The OpenAPI 3.0.3 document, generated only from the route declarations and the project model
+ * (SPEC §11, §13.13): each operation from its declaration (openapi/declared.ts),
  * info, servers, the bearer scheme, every route, per table and view the Row, Create, Where,
  * Update and OrderBy schemas, per-table request bodies discriminated by `table`, the error
  * envelope, and examples. The result is plain JSON data.
@@ -10,17 +11,15 @@
  */
 import { stringify } from 'yaml';
 import type { ProjectModel } from '../core/model.js';
-import { authSchemas } from './auth-paths.js';
+import { authSchemas } from './auth-schemas.js';
 import { bodySchemas } from './bodies.js';
 import { collectionSchemas } from './collection-schemas.js';
 import { errorResponses, errorSchema, headers, securitySchemes } from './components.js';
 import { conditionComponents } from './conditions.js';
+import type { DeclaredRoute } from '../http/declare.js';
 import { docContext, headerRef, nameEnum, openApiPath, routeKey, type JsonSchema } from './context.js';
-import { photoSchemas } from './photo-paths.js';
-import { genericOperation, routeDoc, type RouteInfo } from './registry.js';
-import { systemSchemas } from './system-paths.js';
+import { describeDeclared } from './declared.js';
 
-export { specRoutes, mergeRoutes, undocumentedRoutes, GENERIC_MARK, ROUTE_DOCS, type RouteInfo } from './registry.js';
 export { operatorsFor, conditionFamily, OPERATORS } from './columns.js';
 
 export interface OpenApiOptions {
@@ -50,7 +49,7 @@ Every /db body names its table or view in \`table\`. Filters use the where gramm
 
 Successful answers are \`{"data": ...}\`; deletes answer 204; errors are \`{"error": {"code", "message", "details"?}}\`. A bearer token is optional on /db routes: the project's rules decide.`;
 
-export function buildOpenApi(model: ProjectModel, routes: readonly RouteInfo[], options: OpenApiOptions = {}): OpenApiDocument {
+export function buildOpenApi(model: ProjectModel, routes: readonly DeclaredRoute[], options: OpenApiOptions = {}): OpenApiDocument {
   const ctx = docContext(model);
   const schemas: Record<string, JsonSchema> = {
     Error: errorSchema(),
@@ -58,7 +57,7 @@ export function buildOpenApi(model: ProjectModel, routes: readonly RouteInfo[], 
     ...conditionComponents(),
   };
   for (const c of ctx.collections) Object.assign(schemas, collectionSchemas(c), bodySchemas(c));
-  Object.assign(schemas, authSchemas(ctx), photoSchemas(), systemSchemas());
+  Object.assign(schemas, authSchemas(ctx));
 
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const seen = new Set<string>();
@@ -68,13 +67,10 @@ export function buildOpenApi(model: ProjectModel, routes: readonly RouteInfo[], 
     const key = routeKey(route.method, route.path);
     if (seen.has(key)) continue;
     seen.add(key);
-    const doc = routeDoc(route.method, route.path);
-    const group = route.group ?? doc?.group ?? 'system';
-    groups.add(group);
-    const body = doc ? doc.describe(ctx) : genericOperation(route);
-    const operationId = uniqueId(operationIds, doc?.operationId ?? idFrom(route));
+    groups.add(route.family);
+    const operationId = uniqueId(operationIds, route.declaration.operationId ?? idFrom(route));
     const p = (paths[openApiPath(route.path)] ??= {});
-    p[route.method.toLowerCase()] = { tags: [group], summary: route.summary || doc?.summary || key, operationId, ...body };
+    p[route.method.toLowerCase()] = { tags: [route.family], summary: route.summary, operationId, ...describeDeclared(route, ctx) };
   }
 
   const document: OpenApiDocument = {
@@ -106,7 +102,7 @@ function addRequestIdHeaders(doc: OpenApiDocument): void {
   for (const r of Object.values(doc.components.responses!)) add(r);
 }
 
-function idFrom(route: RouteInfo): string {
+function idFrom(route: DeclaredRoute): string {
   const words = `${route.method.toLowerCase()} ${route.path}`.split(/[^A-Za-z0-9]+/).filter(Boolean);
   return words.map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join('');
 }
@@ -116,6 +112,11 @@ function uniqueId(used: Set<string>, id: string): string {
   for (let i = 2; used.has(out); i++) out = `${id}${i}`;
   used.add(out);
   return out;
+}
+
+/** Routes the document does not list (a test keeps this empty for the served route table). */
+export function undocumentedRoutes<R extends { method: string; path: string }>(doc: { paths?: Record<string, Record<string, unknown>> }, routes: readonly R[]): R[] {
+  return routes.filter((r) => !doc.paths?.[openApiPath(r.path)]?.[r.method.toLowerCase()]);
 }
 
 /** The same document as YAML. Shared subtrees are written out, never as anchors and aliases. */

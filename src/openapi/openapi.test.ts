@@ -1,7 +1,6 @@
 /**
  * The generated document (SPEC §11, §13.13): it validates, lists every collection, hides
- * password, describes every route of the route table and of SPEC, and reports a route it only
- * knows from the table.
+ * password, and describes every route of the route table from its declaration.
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { parse } from 'yaml';
@@ -11,11 +10,13 @@ import { compileProject } from '../core/model.js';
 import { routeTable } from '../http/routes.js';
 import project from '../../examples/conformance/tablebase.config.js';
 import { kitchenSinkModel } from './fixtures.js';
-import { buildOpenApi, GENERIC_MARK, mergeRoutes, specRoutes, toYaml, undocumentedRoutes } from './index.js';
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../http/declare.js';
+import { buildOpenApi, toYaml, undocumentedRoutes } from './index.js';
 
 type Any = Record<string, any>;
 const conformance = compileProject(project);
-const allRoutes = mergeRoutes(routeTable(), specRoutes());
+const allRoutes = routeTable();
 const doc: Any = buildOpenApi(conformance, allRoutes);
 const schemas = doc.components.schemas as Any;
 
@@ -27,7 +28,7 @@ describe('validity', () => {
   });
 
   it('a project with every column kind, internal tables and a view passes too', async () => {
-    await expect(validate(buildOpenApi(kitchenSinkModel(), specRoutes()))).resolves.toBeTruthy();
+    await expect(validate(buildOpenApi(kitchenSinkModel(), allRoutes))).resolves.toBeTruthy();
   });
 
   it('a project with no tables at all is still valid', async () => {
@@ -57,7 +58,7 @@ describe('collections (SPEC §13.13)', () => {
   });
 
   it('internal tables appear only when the project gave them rules', () => {
-    const sink = buildOpenApi(kitchenSinkModel(), specRoutes()) as Any;
+    const sink = buildOpenApi(kitchenSinkModel(), allRoutes) as Any;
     expect(sink.components.schemas.TableName.enum).toContain('_photos');
     expect(sink.components.schemas.TableName.enum).not.toContain('_sessions');
     expect(sink.components.schemas['_sessions.Row']).toBeUndefined();
@@ -113,17 +114,30 @@ describe('collections (SPEC §13.13)', () => {
 });
 
 describe('routes', () => {
-  it('every route of the route table and of SPEC is described, none generically', () => {
+  it('every route of the route table is described, with its summary', () => {
     expect(undocumentedRoutes(doc, allRoutes)).toEqual([]);
     for (const r of routeTable()) expect(doc.paths[r.path.replace(/:(\w+)/g, '{$1}')]?.[r.method.toLowerCase()]?.summary).toBe(r.summary);
   });
 
-  it('a route that exists in the route table but not in the registry is reported', async () => {
-    const extra = { method: 'GET', path: '/dashboard/made-up/:x', group: 'dashboard', summary: 'Not in the registry' };
+  it('a route added to the table is documented from its declaration alone', async () => {
+    const extra = defineRoute({
+      method: 'GET',
+      path: '/dashboard/made-up/:x',
+      family: 'dashboard',
+      summary: 'Made up',
+      access: 'admin',
+      params: Type.Object({ x: Type.String() }),
+      responses: { 200: Type.Object({ n: Type.Integer() }) },
+      handler: () => ({ n: 1 }),
+    });
     const d = buildOpenApi(conformance, [...allRoutes, extra]) as Any;
     await expect(validate(d)).resolves.toBeTruthy();
-    expect(d.paths['/dashboard/made-up/{x}'].get[GENERIC_MARK]).toBe(true);
-    expect(undocumentedRoutes(d, [...allRoutes, extra])).toEqual([extra]);
+    const op = d.paths['/dashboard/made-up/{x}'].get;
+    expect(op.summary).toBe('Made up');
+    expect(op.security).toEqual([{ bearerAuth: [] }]);
+    expect(op.parameters[0]).toMatchObject({ name: 'x', in: 'path', required: true });
+    expect(op.responses['200'].content['application/json'].schema.properties.data.properties.n.type).toBe('integer');
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '401', '403', '500']));
     expect(undocumentedRoutes(doc, [...allRoutes, extra])).toEqual([extra]);
   });
 
@@ -156,6 +170,36 @@ describe('routes', () => {
   it('the error envelope lists every code of the catalog', () => {
     expect(schemas.Error.properties.error.properties.code.enum).toEqual(Object.keys(ERROR_STATUS));
     expect(doc.paths['/db'].post.responses['429'].$ref).toBe('#/components/responses/RateLimited');
+  });
+
+  it('capped reads and streams document RESPONSE_TOO_LARGE in their 400; other routes do not (SPEC §4)', () => {
+    const ref = (method: string, path: string) => doc.paths[path][method].responses['400'].$ref;
+    for (const p of ['/db', '/db/list', '/db/stream', '/db/stream/list', '/db/stream/count']) expect(ref('get', p), p).toBe('#/components/responses/BadRequestOrTooLarge');
+    for (const [m, p] of [
+      ['get', '/db/count'],
+      ['post', '/db'],
+      ['patch', '/db/many'],
+      ['post', '/auth/sign-in'],
+    ])
+      expect(ref(m!, p!), `${m} ${p}`).toBe('#/components/responses/BadRequest');
+    expect(doc.components.responses.BadRequestOrTooLarge.description).toContain('RESPONSE_TOO_LARGE');
+    expect(doc.components.responses.BadRequest.description).not.toContain('RESPONSE_TOO_LARGE');
+  });
+
+  it('routes that read a JSON body document 413 and 415 (SPEC §2); body-less routes neither', () => {
+    for (const [m, p] of [
+      ['post', '/db'],
+      ['get', '/db/list'],
+      ['get', '/db/stream'],
+      ['post', '/auth/sign-up'],
+      ['post', '/img'],
+    ]) {
+      const responses = doc.paths[p!][m!].responses;
+      expect(responses['413']?.$ref, `${m} ${p}`).toBe('#/components/responses/PayloadTooLarge');
+      expect(responses['415']?.$ref, `${m} ${p}`).toBe('#/components/responses/UnsupportedMediaType');
+    }
+    expect(doc.paths['/health'].get.responses['413']).toBeUndefined();
+    expect(doc.paths['/health'].get.responses['415']).toBeUndefined();
   });
 
   it('every operation id is unique and every response carries X-Request-Id', () => {

@@ -26,7 +26,7 @@ export function scalarSchema(kind: ScalarKind): JsonSchema {
   }
 }
 
-export function timestampOutput(): JsonSchema {
+function timestampOutput(): JsonSchema {
   return { type: 'string', format: 'date-time', example: ISO_EXAMPLE };
 }
 
@@ -40,7 +40,7 @@ export function timestampInput(): JsonSchema {
   };
 }
 
-export function idSchema(prefix: string | undefined): JsonSchema {
+function idSchema(prefix: string | undefined): JsonSchema {
   const p = prefix ?? '[a-z0-9]{2,8}';
   return { type: 'string', pattern: `^${p}_${ID_REMAINDER}$`, example: exampleId(prefix) };
 }

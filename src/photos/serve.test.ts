@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import type { PhotoRow } from '../define/project.js';
 import { FsBlobStore } from './blob-store.js';
+import { responseSink } from '../http/sink.js';
 import { noneMatch, parseRange, servePhoto } from './serve.js';
 import { parseThumb, Thumbnailer } from './thumbs.js';
 import { errorCode, makeImage, send, startServer, type TestServer } from './test-support.js';
@@ -63,7 +64,7 @@ describe('servePhoto over HTTP', () => {
     server = await startServer(async (req, res) => {
       const url = new URL(req.url!, 'http://x');
       const row = url.pathname === '/missing' ? { ...photo, id: 'ph_0000000000missing0001' } : photo;
-      await servePhoto(req, res, { photo: row, store, thumb: parseThumb(url.searchParams.get('thumb')), thumbnails: thumbnails() });
+      await servePhoto(req, responseSink(req, res), { photo: row, store, thumb: parseThumb(url.searchParams.get('thumb')), thumbnails: thumbnails() });
     });
   });
   afterAll(async () => {

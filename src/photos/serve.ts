@@ -6,10 +6,9 @@
  * The file is opened once and everything (size, ETag, body) comes from that descriptor, so a
  * concurrent delete or thumbnail eviction cannot make the headers and the body disagree.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { open, type FileHandle } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
 import { ApiError } from '../core/errors.js';
+import type { RequestHead, Sink } from '../core/sink.js';
 import type { PhotoRow } from '../define/project.js';
 import { isMissing, type BlobStore } from './blob-store.js';
 import { Thumbnailer, type ThumbSize } from './thumbs.js';
@@ -62,7 +61,7 @@ export const IMMUTABLE = 'max-age=31536000, immutable';
  * request carrying credentials is `private`: the caller's rule may have allowed this user only,
  * and `public` would let a shared cache hand it to anyone (RFC 9111 §3.5).
  */
-export function cacheControl(req: IncomingMessage): string {
+export function cacheControl(req: RequestHead): string {
   return `${req.headers.authorization ? 'private' : 'public'}, ${IMMUTABLE}`;
 }
 
@@ -87,49 +86,41 @@ export function thumbnailerFor(store: BlobStore): Thumbnailer {
  * Writes the whole answer. Throws an ApiError (nothing written yet) when the bytes are missing;
  * resolves once the body is sent or the client has gone.
  */
-export async function servePhoto(req: IncomingMessage, res: ServerResponse, options: ServePhotoOptions): Promise<void> {
+export async function servePhoto(req: RequestHead, out: Sink, options: ServePhotoOptions): Promise<void> {
   const { photo, store, thumb } = options;
   const handle = thumb ? await openThumb(options, thumb) : await openOrNotFound(store.path(photo.id));
   let streaming = false;
   try {
     const { size } = await handle.stat();
     const etag = thumb ? `"${photo.id}-${thumb.width}x${thumb.height}-${size.toString(36)}"` : `"${photo.id}-${size.toString(36)}"`;
-    res.setHeader('ETag', etag);
-    res.setHeader('Cache-Control', cacheControl(req));
-    res.setHeader('X-Content-Type-Options', 'nosniff');
+    const headers: Record<string, string | number> = { ETag: etag, 'Cache-Control': cacheControl(req), 'X-Content-Type-Options': 'nosniff' };
     // RFC 9110 §13.2.2: If-None-Match is evaluated before Range.
     if (noneMatch(req.headers['if-none-match'], etag)) {
-      res.writeHead(304);
-      res.end();
+      out.start(304, headers);
+      out.end();
       return;
     }
-    res.setHeader('Accept-Ranges', 'bytes');
+    headers['Accept-Ranges'] = 'bytes';
     // Range is defined for GET only (§14.2); HEAD answers what a plain GET would.
     const range = req.method === 'GET' && ifRangeHolds(req.headers['if-range'] as string | undefined, etag) ? parseRange(req.headers.range, size) : { kind: 'none' as const };
     if (range.kind === 'unsatisfiable') {
       const body = JSON.stringify({ error: { code: 'RANGE_NOT_SATISFIABLE', message: 'The requested range is not satisfiable' } });
-      res.setHeader('Content-Range', `bytes */${size}`);
-      res.writeHead(416, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
-      res.end(body);
+      out.start(416, { ...headers, 'Content-Range': `bytes */${size}`, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+      out.end(body);
       return;
     }
     const start = range.kind === 'range' ? range.start : 0;
     const end = range.kind === 'range' ? range.end : size - 1;
-    res.setHeader('Content-Type', photo.mimeType);
-    res.setHeader('Content-Length', end - start + 1);
-    if (range.kind === 'range') res.setHeader('Content-Range', `bytes ${start}-${end}/${size}`);
-    res.writeHead(range.kind === 'range' ? 206 : 200);
+    headers['Content-Type'] = photo.mimeType;
+    headers['Content-Length'] = end - start + 1;
+    if (range.kind === 'range') headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
+    out.start(range.kind === 'range' ? 206 : 200, headers);
     if (req.method === 'HEAD' || size === 0) {
-      res.end();
+      out.end();
       return;
     }
     streaming = true;
-    const body = handle.createReadStream({ start, end, autoClose: true });
-    try {
-      await pipeline(body, res);
-    } catch {
-      // The client went away, or a read failed mid-body: pipeline has destroyed both ends.
-    }
+    await out.pipeFrom(handle.createReadStream({ start, end, autoClose: true }));
   } finally {
     if (!streaming) await handle.close();
   }

@@ -1,3 +1,4 @@
+import { responseSink } from '../http/sink.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,7 +52,7 @@ async function start(options: PhotoOptions | undefined): Promise<void> {
       await service.delete(id, jwt);
       res.writeHead(204).end();
     } else {
-      await service.serve(req, res, id, jwt, url.searchParams.get('thumb'));
+      await service.serve(req, responseSink(req, res), id, jwt, url.searchParams.get('thumb'));
     }
   });
 }

@@ -7,7 +7,7 @@
  *   get:     row (404) → canView (default allow)
  *   delete:  row (404) → canDelete (default deny) → delete row → delete blob and thumbnails
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestHead, RequestStream, Sink } from '../core/sink.js';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiError } from '../core/errors.js';
@@ -72,11 +72,11 @@ export interface PhotoService {
   readonly maxBytes: number;
   readonly allowedMimeTypes: readonly string[];
   /** `POST /img` → the new row, for `{"data": photo}`. */
-  upload(req: IncomingMessage, jwt: Jwt | null): Promise<PhotoRow>;
+  upload(req: RequestStream, jwt: Jwt | null): Promise<PhotoRow>;
   /** The row, if it exists and `canView` allows. */
   get(id: string, jwt: Jwt | null): Promise<PhotoRow>;
   /** `GET|HEAD /img/{id}[?thumb=WxH]`: authorizes, then writes the whole answer. */
-  serve(req: IncomingMessage, res: ServerResponse, id: string, jwt: Jwt | null, thumb: string | null | undefined): Promise<void>;
+  serve(req: RequestHead, out: Sink, id: string, jwt: Jwt | null, thumb: string | null | undefined): Promise<void>;
   /** `DELETE /img/{id}` → answer 204 when it resolves. */
   delete(id: string, jwt: Jwt | null): Promise<void>;
 }
@@ -146,11 +146,11 @@ export function createPhotoService(config: PhotoServiceOptions): PhotoService {
 
     get,
 
-    async serve(req, res, id, jwt, thumb) {
+    async serve(req, out, id, jwt, thumb) {
       const photo = await get(id, jwt);
       // Rules before shape (SPEC §5): a denied caller gets 403 even with a malformed thumb.
       const size = parseThumb(thumb);
-      await servePhoto(req, res, { photo, store, thumb: size, thumbnails });
+      await servePhoto(req, out, { photo, store, thumb: size, thumbnails });
     },
 
     async delete(id, jwt) {

@@ -8,7 +8,7 @@
  * 413/415 on the socket; the HTTP layer then discards the rest of the body, bounded in time and
  * size (http/linger.ts), so the client is not reset before it reads the answer.
  */
-import type { IncomingMessage } from 'node:http';
+import type { RequestStream } from '../core/sink.js';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -44,14 +44,14 @@ function badRequest(message: string): ApiError {
   return new ApiError('BAD_REQUEST', message);
 }
 
-function declaredLength(req: IncomingMessage): number | null {
+function declaredLength(req: RequestStream): number | null {
   const raw = req.headers['content-length'];
   if (raw === undefined || !/^\d+$/.test(raw)) return null;
   return Number(raw);
 }
 
 /** Receives one photo into `tempDir`; rejects with 400 / 413 / 415 ApiErrors. */
-export async function receiveUpload(req: IncomingMessage, options: UploadOptions): Promise<ReceivedUpload> {
+export async function receiveUpload(req: RequestStream, options: UploadOptions): Promise<ReceivedUpload> {
   const contentType = req.headers['content-type'] ?? '';
   const kind = normalizeMime(contentType);
   const multipart = kind === 'multipart/form-data';
@@ -82,7 +82,7 @@ export async function receiveUpload(req: IncomingMessage, options: UploadOptions
 
 /** One upload's plumbing: request → (busboy →) inspector → temp file, with a single exit. */
 class UploadRun {
-  readonly #req: IncomingMessage;
+  readonly #req: RequestStream;
   readonly #tempPath: string;
   readonly #resolve: (v: { inspector: UploadInspector }) => void;
   readonly #reject: (err: unknown) => void;
@@ -92,7 +92,7 @@ class UploadRun {
   #parser: busboy.Busboy | null = null;
   #onData: ((chunk: Buffer) => void) | null = null;
 
-  constructor(req: IncomingMessage, tempPath: string, resolve: (v: { inspector: UploadInspector }) => void, reject: (err: unknown) => void) {
+  constructor(req: RequestStream, tempPath: string, resolve: (v: { inspector: UploadInspector }) => void, reject: (err: unknown) => void) {
     this.#req = req;
     this.#tempPath = tempPath;
     this.#resolve = resolve;
@@ -111,7 +111,7 @@ class UploadRun {
     let parser: busboy.Busboy;
     try {
       // fileSize one past the limit: busboy signals `limit` on reaching it, i.e. on exceeding ours.
-      parser = busboy({ headers: this.#req.headers, limits: { ...MULTIPART_LIMITS, files: 1, fileSize: maxBytes + 1 } });
+      parser = busboy({ headers: this.#req.headers as Parameters<typeof busboy>[0]['headers'], limits: { ...MULTIPART_LIMITS, files: 1, fileSize: maxBytes + 1 } });
     } catch {
       return this.fail(badRequest('The multipart body has no valid boundary'));
     }

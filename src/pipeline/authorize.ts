@@ -1,11 +1,10 @@
 /**
- * Step 2: rules decide before any SQL. Unset means deny; a table without rules denies
+ * Step 2 (after the token, pipeline/admit.ts): rules decide before any SQL. Unset means deny; a table without rules denies
  * everything; views deny every write, admins included (SPEC §5). Rules are pure functions of
  * the token, so decisions are cached: per token object (the auth layer hands out one object per
  * distinct token) and per collection for anonymous callers.
  */
 import { forbidden } from '../core/errors.js';
-import type { Runtime } from '../core/runtime.js';
 import type { CollectionModel } from '../core/model.js';
 import type { Jwt, Rule } from '../define/types.js';
 import { RULE_OF, WRITE_OPS, type Operation } from './operation.js';
@@ -21,14 +20,14 @@ function cacheFor(c: CollectionModel, jwt: Jwt | null): Map<string, boolean> {
   return m;
 }
 
-export function ruleFor(o: Operation): { rule: Rule | undefined; key: string } {
+function ruleFor(o: Operation): { rule: Rule | undefined; key: string } {
   const which = RULE_OF[o.op];
   if (which === 'custom') return { rule: o.collection.rules?.custom?.[o.custom!], key: `custom:${o.custom}` };
   return { rule: o.collection.rules?.[which], key: which };
 }
 
-export async function authorize(rt: Runtime, o: Operation): Promise<void> {
-  o.jwt = await rt.tokens.verify(o.authorization);
+/** The table rule on the token stage 2's front verified (`o.jwt`); 403 when it does not answer true. */
+export async function authorize(o: Operation): Promise<void> {
   const c = o.collection;
   if (c.kind === 'view' && WRITE_OPS.has(o.op)) throw forbidden();
   const { rule, key } = ruleFor(o);

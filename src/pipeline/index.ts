@@ -2,7 +2,10 @@
  * The request pipeline, in the seed's fixed order (docs/lifecycle.md). A step runs only if the
  * previous one passed:
  *
- *   1 rate limit → 2 rules → 3 operations (plan) → 4 execution → 5 row filter → 6 extensions
+ *   1 rate limit → 2 token + rules → 3 operations (plan) → 4 execution → 5 row filter → 6 extensions
+ *
+ * Step 1 and the token (admit.ts) run in the route lifecycle for every family before a /db
+ * handler builds its Operation; this module runs the table rule and the rest.
  */
 import type { Runtime } from '../core/runtime.js';
 import { authorize } from './authorize.js';
@@ -10,34 +13,56 @@ import { execute } from './execute/index.js';
 import { filterRows } from './filter-rows.js';
 import type { Operation } from './operation.js';
 import { planOperation, type Plan } from './plan/index.js';
-import { rateLimit } from './rate-limit.js';
 import { Scope } from './scope.js';
+import type { CollectionModel } from '../core/model.js';
+import type { Jwt, ServerContext } from '../define/types.js';
+import type { Row } from '../storage/plan.js';
+import { runAfterHook } from './execute/hooks.js';
+import { createRows } from './execute/writes.js';
+
+export { admitCaller, type Access, type Caller } from './admit.js';
+export { rateLimitKey, type RateLimitKey } from './rate-limit.js';
 
 export interface PipelineResult {
   /** undefined with `noContent` (204). */
   readonly data: unknown;
   readonly noContent: boolean;
-  /** RateLimit-* headers of a limited route. */
-  readonly headers: Record<string, string> | null;
   readonly plan: Plan;
 }
 
-/** `onLimited` receives the RateLimit-* headers right after step 1, so later errors carry them too. */
-export async function runPipeline(rt: Runtime, o: Operation, onLimited?: (headers: Record<string, string>) => void): Promise<PipelineResult> {
-  const { headers, plan } = await admit(rt, o, onLimited); //   1–3
+/** Steps 2–6 for an Operation whose caller passed steps 1–2's front (`o.jwt` set). */
+export async function runPipeline(rt: Runtime, o: Operation): Promise<PipelineResult> {
+  const plan = await authorizeAndPlan(o); //                   2–3
   const scope = new Scope(rt, o.jwt);
   const done = await execute(rt, o, plan, scope); //            4
   await filterRows(o.collection, o.jwt, done.rows); //          5
   if (done.after) await done.after(); //                        6
   scope.committed();
-  return { data: done.data, noContent: done.noContent === true, headers, plan };
+  return { data: done.data, noContent: done.noContent === true, plan };
 }
 
-/** Steps 1–3, shared with the stream routes (seed, pipeline rule 1). */
-export async function admit(rt: Runtime, o: Operation, onLimited?: (headers: Record<string, string>) => void): Promise<{ headers: Record<string, string> | null; plan: Plan }> {
-  const limited = rateLimit(rt, o); //                         1
-  const headers = limited instanceof Promise ? await limited : limited;
-  if (headers && onLimited) onLimited(headers);
-  await authorize(rt, o); //                                    2
-  return { headers, plan: planOperation(o) }; //                3
+/** Steps 2–3, shared with the stream routes (seed, pipeline rule 1). */
+export async function authorizeAndPlan(o: Operation): Promise<Plan> {
+  await authorize(o); //                                        2
+  return planOperation(o); //                                   3
+}
+
+/**
+ * Step 4 for a row the server itself decided (sign-up): the same write job as POST /db (the
+ * serialized writer, before/after hooks, hook-queued work after the commit), without the table
+ * rules, which the caller's own rule replaced (canSignUp).
+ */
+export async function createTrusted(rt: Runtime, c: CollectionModel, rows: Record<string, unknown>[]): Promise<Row[]> {
+  const scope = new Scope(rt, null);
+  const created = await createRows(c, rows, { scope, trusted: true }, false);
+  await created.after(); //                                      6
+  scope.committed();
+  return created.value;
+}
+
+/** Step 6 for a flow without a table write (auth hooks): its own scope and mutation budget. */
+export async function runHook(rt: Runtime, jwt: Jwt | null, name: string, run: (ctx: ServerContext) => unknown): Promise<void> {
+  const scope = new Scope(rt, jwt);
+  await runAfterHook(rt, name, () => run(scope.context));
+  scope.committed();
 }

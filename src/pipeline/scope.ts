@@ -9,10 +9,11 @@ import type { HookContext, Jwt, ListOptions, ServerContext, Update, Where } from
 import { countRows, selectRows } from '../storage/rows.js';
 import { MATCH_ALL } from '../storage/plan.js';
 import { trustedWrites } from './execute/trusted.js';
+import type { WriteScope } from './execute/write-scope.js';
 import { parseWhere } from './plan/where.js';
 import { collectionOrThrow } from './resolve.js';
 
-export class Scope {
+export class Scope implements WriteScope {
   readonly rt: Runtime;
   readonly jwt: Jwt | null;
   readonly #budget: { left: number };

@@ -1,12 +1,12 @@
 /**
  * Everything that differs between databases in one small interface (Kysely's dialect idea). The
- * query compiler, the writer and migrations call only this; sqlite/dialect.ts implements it now,
- * postgres/dialect.ts next.
+ * query compiler and row functions (compiler.ts, rows.ts), migrations and the auth SQL store ask
+ * it for quoting, placeholders, column types and value encoding; the serialized writer needs none
+ * of it. sqlite/dialect.ts implements it now, postgres/dialect.ts next.
  */
 import type { ColumnModel } from '../core/model.js';
 import type { ColumnSpec } from '../define/columns.js';
-import type { RawRow } from './driver.js';
-import type { Row } from './plan.js';
+import type { RawRow, Row } from './plan.js';
 
 /** Adds a parameter value and answers its placeholder. */
 export type Bind = (value: unknown) => string;

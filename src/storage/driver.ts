@@ -5,9 +5,10 @@
  */
 import type { ApiError } from '../core/errors.js';
 import type { Dialect } from './dialect.js';
+import type { RawRow } from './plan.js';
 
 export type SqlParams = readonly unknown[];
-export type RawRow = Record<string, unknown>;
+export type { RawRow } from './plan.js';
 
 export interface SqlRunner {
   all(sql: string, params?: SqlParams): Promise<RawRow[]>;

@@ -6,6 +6,9 @@
  */
 import type { CollectionModel, ColumnModel } from '../core/model.js';
 
+/** A row as the driver returns it, before decoding (here so dialect.ts and driver.ts need not import each other). */
+export type RawRow = Record<string, unknown>;
+
 export type CompareOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'nin' | 'contains' | 'startsWith' | 'endsWith' | 'isNull' | 'has';
 
 export type WhereNode =

@@ -9,12 +9,12 @@ import type { Row } from '../../storage/plan.js';
 import { checkCreateObject, checkUpdates } from '../plan/objects.js';
 import { parseWhere } from '../plan/where.js';
 import { collectionOrThrow } from '../resolve.js';
-import type { Scope } from '../scope.js';
+import type { WriteScope } from './write-scope.js';
 import { createRows, deleteRows, updateRows, type WriteResult } from './writes.js';
 
 type ManyOptions = { many?: boolean; limit?: number };
 
-export function trustedWrites(parent: Scope): ServerContext['db'] {
+export function trustedWrites(parent: WriteScope): ServerContext['db'] {
   const model = parent.rt.model;
   const table = (name: string) => {
     const c = collectionOrThrow(model, name, true);
@@ -26,7 +26,7 @@ export function trustedWrites(parent: Scope): ServerContext['db'] {
     const limit = options.many ? options.limit : 1;
     return { c, plan: { collection: c, where: parseWhere(c, where), orderBy: c.defaultOrder.map((o) => ({ column: c.columns.get(o.column)!, direction: o.direction })), limit, offset: undefined } };
   };
-  const run = async <T>(write: (scope: Scope) => Promise<WriteResult<T>>): Promise<T> => {
+  const run = async <T>(write: (scope: WriteScope) => Promise<WriteResult<T>>): Promise<T> => {
     const scope = parent.child();
     const result = await write(scope);
     await result.after();

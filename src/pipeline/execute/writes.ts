@@ -13,7 +13,7 @@ import type { ReadPlan, Row } from '../../storage/plan.js';
 import { deleteRowById, insertRow, selectRows, updateRowById } from '../../storage/rows.js';
 import { applyUpdates, checkCreateObject, type UpdatePlan } from '../plan/objects.js';
 import { filterRows } from '../filter-rows.js';
-import type { Scope } from '../scope.js';
+import type { WriteScope } from './write-scope.js';
 import { hookRejected, runAfterHook } from './hooks.js';
 
 export interface WriteResult<T> {
@@ -23,7 +23,7 @@ export interface WriteResult<T> {
 }
 
 export interface WriteOptions {
-  readonly scope: Scope;
+  readonly scope: WriteScope;
   /** Hook, cron and handler writes: no rules and no row rules (SPEC §6). */
   readonly trusted: boolean;
 }

@@ -19,13 +19,6 @@ export function optionalInt(body: Record<string, unknown>, key: string, min: num
   return v as number;
 }
 
-export function requireObject(body: Record<string, unknown>, key: string): Record<string, unknown> {
-  const v = body[key];
-  if (v === undefined) throw badRequest(`/${key}`, `"${key}" is required`);
-  if (!isPlainObject(v)) throw badRequest(`/${key}`, 'must be an object');
-  return v;
-}
-
 export function requireArray(body: Record<string, unknown>, key: string, min: number, max: number): unknown[] {
   const v = body[key];
   if (v === undefined) throw badRequest(`/${key}`, `"${key}" is required`);

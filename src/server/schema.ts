@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { Driver } from '../storage/driver.js';
 import { autoMigrate, ensureSchema } from '../storage/migrations/index.js';
-import type { ProjectModel } from './model.js';
+import type { ProjectModel } from '../core/model.js';
 
 const only = (model: ProjectModel, internal: boolean): ProjectModel => ({ ...model, tables: model.tables.filter((t) => t.internal === internal) });
 

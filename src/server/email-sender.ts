@@ -1,7 +1,7 @@
 /** The hooks' `ctx.email`: verification and reset emails carry a fresh single-use token (SPEC §8). */
 import type { AuthServices } from '../auth/index.js';
 import type { EmailService } from '../email/index.js';
-import type { EmailSender } from './runtime.js';
+import type { EmailSender } from '../core/runtime.js';
 
 export function emailSender(email: EmailService, auth: AuthServices): EmailSender {
   return {

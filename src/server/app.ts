@@ -1,33 +1,38 @@
 /**
- * createApp(project, config): assembles the runtime (database, writer, limiter, tokens, email,
- * live engine, photos) and the route table, in one place. Shutdown reverses it (SPEC §1): stop
- * accepting, finish in-flight requests and queued writes, close streams, close the database.
+ * The composition root. createApp(project, config) assembles the runtime (database, writer,
+ * limiter, tokens, email, live engine, photos), the narrow `Services` route handlers receive, and
+ * the route table, in one place; nothing below src/server/ imports it. Shutdown reverses it
+ * (SPEC §1): stop accepting, finish in-flight requests and queued writes, close streams, close
+ * the database.
  */
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
+import { createAuthFlows } from '../auth/flows.js';
 import { authInternalTables, createAuthServices, type AuthServices } from '../auth/index.js';
 import type { Project } from '../define/project.js';
 import type { Table } from '../define/table.js';
-import { createEmailService, type EmailService } from '../email/index.js';
+import { createEmailService } from '../email/index.js';
 import { Router } from '../http/router.js';
 import { routeTable } from '../http/routes.js';
 import { createServer } from '../http/server.js';
+import type { Services } from '../http/services.js';
+import { buildOpenApi, toYaml } from '../openapi/index.js';
 import { createLiveEngine, type LiveEngine } from '../live/index.js';
-import { createPhotoService, photosTableFor, type PhotoService } from '../photos/index.js';
+import { createPhotoService, photosTableFor } from '../photos/index.js';
 import { readData } from '../pipeline/execute/reads.js';
-import { checkedData } from './response-size.js';
+import { checkedData } from '../core/response-size.js';
 import { createClientIp, createPolicyResolver, createRateLimiter, MemoryRateLimitStore } from '../ratelimit/index.js';
 import { newId } from '../storage/ids.js';
 import { openSqlite } from '../storage/sqlite/driver.js';
 import { WriteQueue } from '../storage/writer.js';
-import type { AppConfig } from './config.js';
+import type { AppConfig } from '../core/config.js';
 import { emailSender } from './email-sender.js';
-import { createLogger, type Logger } from './logger.js';
-import { Metrics } from './metrics.js';
-import { compileProject } from './model.js';
+import { createLogger, type Logger } from '../core/logger.js';
+import { Metrics } from '../core/metrics.js';
+import { compileProject } from '../core/model.js';
 import { photoRepo } from './photo-repo.js';
-import type { Runtime } from './runtime.js';
+import type { Runtime } from '../core/runtime.js';
 import { prepareSchema } from './schema.js';
 import { startScheduler, type Scheduler } from '../cron/scheduler.js';
 
@@ -35,13 +40,11 @@ export interface App {
   readonly rt: Runtime;
   readonly router: Router;
   readonly config: AppConfig;
-  readonly metrics: Metrics;
+  /** What route handlers receive (http/services.ts). */
+  readonly services: Services;
   readonly live: LiveEngine;
-  readonly photos: PhotoService;
   readonly auth: AuthServices;
-  readonly email: EmailService;
   readonly cron: Scheduler | undefined;
-  readonly clientIp: (socketAddress: string, forwardedFor: string | undefined) => string;
   /** Starts listening; resolves with the bound port. */
   listen(): Promise<number>;
   /** Graceful shutdown. */
@@ -120,6 +123,29 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   });
   const router = new Router(routeTable());
   const metrics = new Metrics();
+  let document: { json: string; yaml: string } | undefined;
+  const services: Services = {
+    rt,
+    config,
+    auth,
+    authFlows: createAuthFlows(rt, auth),
+    email,
+    photos,
+    live,
+    metrics,
+    get cron() {
+      return cron;
+    },
+    // SPEC §11: generated once per start, from the declarations and the model, on first request.
+    // The server is `/`: wherever the document was fetched from, behind proxies and on any port.
+    get openapi() {
+      if (!document) {
+        const doc = buildOpenApi(model, router.routes, { serverUrl: '/' });
+        document = Object.freeze({ json: JSON.stringify(doc), yaml: toYaml(doc) });
+      }
+      return document;
+    },
+  };
   // Validated now (a bad schedule fails the start); timers begin once the server listens.
   let cron: Scheduler | undefined;
   const purge = setInterval(() => void auth.sessions.purgeExpired().catch((err) => log.warn({ err }, 'session purge failed')), 3_600_000).unref();
@@ -132,18 +158,15 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     rt,
     router,
     config,
-    metrics,
+    services,
     live,
-    photos,
     auth,
-    email,
     get cron() {
       return cron;
     },
-    clientIp: createClientIp(config.trustedProxies),
     listen: () =>
       new Promise((resolvePort, reject) => {
-        server = createServer(app);
+        server = createServer({ router, services, corsOrigins: config.corsOrigins, clientIp: createClientIp(config.trustedProxies), log, metrics });
         server.once('error', reject);
         server.listen(config.port, config.host, () => {
           if (project.cron?.length) cron = startScheduler(rt, project.cron);

@@ -3,8 +3,8 @@ import type { PhotoRow } from '../define/project.js';
 import type { PhotoRepo } from '../photos/index.js';
 import type { Row } from '../storage/plan.js';
 import { deleteRowById, insertRow, selectRows } from '../storage/rows.js';
-import type { CollectionModel } from './model.js';
-import type { Runtime } from './runtime.js';
+import type { CollectionModel } from '../core/model.js';
+import type { Runtime } from '../core/runtime.js';
 
 export function photoRepo(rt: Runtime): PhotoRepo {
   const c = rt.model.collections.get('_photos') as CollectionModel;

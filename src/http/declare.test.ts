@@ -1,0 +1,68 @@
+/** Declarations: a route without its schemas cannot be registered; validation answers SPEC §2 details. */
+import { Type } from '@sinclair/typebox';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../core/errors.js';
+import { defineRoute, empty, noContent, redirect, replyKind, type RouteDeclaration } from './declare.js';
+
+const base = { family: 'system', summary: 's', access: 'public', handler: () => null } as const;
+
+describe('defineRoute', () => {
+  it('refuses a route without response schemas', () => {
+    expect(() => defineRoute({ ...base, method: 'GET', path: '/x', responses: {} })).toThrow(/declare its responses/);
+    expect(() => defineRoute({ ...base, method: 'GET', path: '/x' } as unknown as RouteDeclaration)).toThrow(/declare its responses/);
+  });
+
+  it('refuses a POST or PATCH without a body declaration', () => {
+    expect(() => defineRoute({ ...base, method: 'POST', path: '/x', responses: { 204: 'done' } })).toThrow(/declare its body/);
+    expect(() => defineRoute({ ...base, method: 'PATCH', path: '/x', responses: { 204: 'done' } })).toThrow(/declare its body/);
+    expect(() => defineRoute({ ...base, method: 'POST', path: '/x', body: 'none', responses: { 204: 'done' } })).not.toThrow();
+  });
+
+  it('refuses a :param path without a params schema naming it', () => {
+    expect(() => defineRoute({ ...base, method: 'GET', path: '/img/:id', responses: { 204: 'done' } })).toThrow(/:id/);
+    expect(() => defineRoute({ ...base, method: 'GET', path: '/img/:id', params: Type.Object({ other: Type.String() }), responses: { 204: 'done' } })).toThrow(/:id/);
+    expect(() => defineRoute({ ...base, method: 'GET', path: '/img/:id', params: Type.Object({ id: Type.String() }), responses: { 204: 'done' } })).not.toThrow();
+  });
+
+  it('compiles a body validator that answers 400 with JSON-pointer details', () => {
+    const route = defineRoute({
+      ...base,
+      method: 'POST',
+      path: '/x',
+      body: Type.Object({ email: Type.String(), n: Type.Optional(Type.Integer()) }, { additionalProperties: false }),
+      responses: { 204: 'done' },
+    });
+    expect(route.validate.body!({ email: 'a' })).toEqual({ email: 'a' });
+    let err: unknown;
+    try {
+      route.validate.body!({ n: 'x', extra: 1 });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ApiError);
+    const e = err as ApiError;
+    expect(e.status).toBe(400);
+    expect(e.details!.map((d) => d.path).sort()).toEqual(['/email', '/extra', '/n']);
+  });
+
+  it('bounds the number of details a hostile body can produce', () => {
+    const route = defineRoute({ ...base, method: 'POST', path: '/x', body: Type.Object({}, { additionalProperties: false }), responses: { 204: 'done' } });
+    const body = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, i]));
+    try {
+      route.validate.body!(body);
+      expect.unreachable();
+    } catch (e) {
+      expect((e as ApiError).details!.length).toBeLessThanOrEqual(20);
+    }
+  });
+});
+
+describe('replies', () => {
+  it('are told apart from data by a private mark, so any JSON value is still data', () => {
+    expect(replyKind(noContent())).toBe('noContent');
+    expect(replyKind(empty())).toBe('empty');
+    expect(replyKind(redirect('/a'))).toBe('redirect');
+    expect(replyKind({ kind: 'noContent' })).toBeUndefined();
+    expect(replyKind(null)).toBeUndefined();
+  });
+});

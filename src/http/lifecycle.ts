@@ -1,0 +1,82 @@
+/**
+ * One lifecycle for every declared route, stage by stage as docs/lifecycle.md draws it:
+ *
+ *   read the JSON body early (only when the rate-limit key is computed from it)
+ *   1 rate limit          → 429 before anything else (SPEC §9); RateLimit-* set on every answer
+ *   2 token, access, rule → 401 / 403 (SPEC §5, §8)
+ *   3 input               → read the body (413, 415, 400), validate body / query / params (400)
+ *   4 handler             → the service call
+ *   answer                → {"data"} (capped reads: 400 RESPONSE_TOO_LARGE past maxResponseBytes),
+ *                           204, empty 200, 302, raw bytes or a stream to a sink
+ */
+import { ApiError } from '../core/errors.js';
+import { admitCaller } from '../pipeline/index.js';
+import { jsonBody } from './body.js';
+import type { RequestContext } from './context.js';
+import { replyKind, type DeclaredRoute, type EarlyRequest, type Reply } from './declare.js';
+import { sendData, sendDataCapped, sendNoContent, setHeaders } from './respond.js';
+import type { Services } from './services.js';
+import { responseSink } from './sink.js';
+
+type Json = Record<string, unknown>;
+
+export async function runRoute(route: DeclaredRoute, ctx: RequestContext, s: Services): Promise<void> {
+  const d = route.declaration;
+  const readJson = () => jsonBody(ctx.req, ctx.search, s.config.maxBodyBytes);
+  const isJson = d.body !== undefined && d.body !== 'none' && d.body !== 'raw';
+  let body: Json | undefined = typeof d.rateLimit === 'function' && isJson ? await readJson() : undefined;
+  const early: EarlyRequest = { body, params: ctx.params };
+  const key = typeof d.rateLimit === 'function' ? d.rateLimit(early, s) : (d.rateLimit ?? null);
+  const caller = { ip: ctx.ip, authorization: ctx.req.headers.authorization };
+  const jwt = await admitCaller(s.rt, caller, key, d.access, (headers) => setHeaders(ctx.res, headers)); // 1–2
+  if (d.rule && (await d.rule(jwt, s, early)) !== true) throw new ApiError('FORBIDDEN');
+  if (isJson && body === undefined) body = await readJson(); //                               3
+  const v = route.validate;
+  const input = {
+    body: v.body ? v.body(body) : body,
+    query: v.query ? v.query(queryOf(ctx.search)) : NO_QUERY,
+    params: v.params ? v.params(ctx.params) : ctx.params,
+    jwt,
+    ip: ctx.ip,
+    requestId: ctx.requestId,
+    method: ctx.req.method ?? 'GET',
+    headers: ctx.req.headers,
+    source: d.body === 'raw' ? ctx.req : undefined,
+  };
+  const out = await d.handler(input as never, s); //                                         4
+  await answer(ctx, out, d.capped, s.config.maxResponseBytes);
+}
+
+const NO_QUERY = Object.freeze({});
+
+function queryOf(search: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!search) return out;
+  for (const [k, v] of new URLSearchParams(search)) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+async function answer(ctx: RequestContext, out: unknown, capped: 'list' | 'one' | undefined, maxResponseBytes: number): Promise<void> {
+  const { res } = ctx;
+  const r = out as Reply & Record<string, never>;
+  switch (replyKind(out)) {
+    case undefined:
+      // A read's answer is capped (SPEC §4); a write's is sent whole: it has already committed.
+      return capped ? sendDataCapped(res, out, maxResponseBytes, capped === 'list') : sendData(res, out);
+    case 'noContent':
+      return sendNoContent(res);
+    case 'empty':
+      res.writeHead(200, { 'content-length': 0 });
+      return void res.end();
+    case 'redirect':
+      res.writeHead(302, { location: (r as Extract<Reply, { location: string }>).location, 'content-length': 0 });
+      return void res.end();
+    case 'raw': {
+      const { status, headers, body } = r as Extract<Reply, { body: unknown }>;
+      res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
+      return void res.end(body);
+    }
+    case 'stream':
+      return (r as Extract<Reply, { start: unknown }>).start(responseSink(ctx.req, res));
+  }
+}

@@ -1,0 +1,42 @@
+/** GET /health and the OpenAPI document (SPEC §11): public; no token is read. */
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '../../core/errors.js';
+import { defineRoute, raw } from '../declare.js';
+
+export const systemRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/swagger.json',
+    family: 'system',
+    summary: 'This OpenAPI document as JSON',
+    operationId: 'openApiJson',
+    access: 'public',
+    responses: { 200: { description: 'OpenAPI 3.0.3', content: { 'application/json': Type.Object({}, { additionalProperties: true }) } } },
+    handler: (_input, s) => raw(200, { 'content-type': 'application/json; charset=utf-8' }, s.openapi.json),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/swagger.yaml',
+    family: 'system',
+    summary: 'This OpenAPI document as YAML',
+    operationId: 'openApiYaml',
+    access: 'public',
+    responses: { 200: { description: 'OpenAPI 3.0.3', content: { 'text/yaml': Type.String() } } },
+    handler: (_input, s) => raw(200, { 'content-type': 'text/yaml; charset=utf-8' }, s.openapi.yaml),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/health',
+    family: 'system',
+    summary: 'Health check',
+    operationId: 'health',
+    access: 'public',
+    responses: { 200: Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false }) },
+    errors: ['UNAVAILABLE'],
+    examples: { data: { status: 'ok' } },
+    handler: async (_input, s) => {
+      if (!(await s.rt.driver.ping())) throw new ApiError('UNAVAILABLE', 'The database is not answering');
+      return { status: 'ok' as const };
+    },
+  }),
+];

@@ -1,0 +1,37 @@
+/**
+ * What a route handler may use: the services the composition root (src/server/) assembled, each
+ * behind its own interface. Handlers never see the whole app (no listen/close, no router) and
+ * never the node:http objects; a new family adds its service here (e.g. `push`).
+ */
+import type { AuthFlows } from '../auth/flows.js';
+import type { AuthServices } from '../auth/index.js';
+import type { Metrics } from '../core/metrics.js';
+import type { Runtime } from '../core/runtime.js';
+import type { CronStatus } from '../cron/scheduler.js';
+import type { EmailService } from '../email/index.js';
+import type { LiveEngine } from '../live/index.js';
+import type { PhotoService } from '../photos/index.js';
+
+/** The settings handlers and the lifecycle read. */
+export interface RouteSettings {
+  readonly maxBodyBytes: number;
+  /** Largest read answer or stream payload (SPEC §4); past it 400 RESPONSE_TOO_LARGE. */
+  readonly maxResponseBytes: number;
+  readonly streamHeartbeatMs: number;
+}
+
+export interface Services {
+  /** Model, driver, writer, limiter, token verifier, logger, clock: what the pipeline runs on. */
+  readonly rt: Runtime;
+  readonly config: RouteSettings;
+  readonly auth: AuthServices;
+  /** Sign-up, sign-in, refresh, logout, verification and reset (SPEC §8). */
+  readonly authFlows: AuthFlows;
+  readonly email: EmailService;
+  readonly photos: PhotoService;
+  readonly live: LiveEngine;
+  readonly metrics: Metrics;
+  readonly cron: CronStatus | undefined;
+  /** The OpenAPI document of this server, rendered once (SPEC §11). */
+  readonly openapi: { readonly json: string; readonly yaml: string };
+}
