@@ -3,11 +3,13 @@ import type { ServerResponse } from 'node:http';
 import { type ApiError } from '../core/errors.js';
 import { checkJsonSize, jsonSizeAtLeast, responseTooLarge } from '../core/response-size.js';
 import { admitAnswer } from './large-answers.js';
+import { endAfterBody } from './linger.js';
 
-function sendJson(res: ServerResponse, status: number, json: string, headers?: Record<string, string> | null): void {
+function sendJson(res: ServerResponse, status: number, json: string, headers?: Record<string, string> | null, bodyDone?: Promise<void>): void {
   if (headers) for (const k in headers) res.setHeader(k, headers[k]!);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
-  res.end(json);
+  if (bodyDone) endAfterBody(res, json, bodyDone);
+  else res.end(json);
 }
 
 export function sendData(res: ServerResponse, data: unknown, headers?: Record<string, string> | null): void {
@@ -39,12 +41,16 @@ export function sendNoContent(res: ServerResponse, headers?: Record<string, stri
   res.end();
 }
 
-export function sendError(res: ServerResponse, err: ApiError): void {
+/**
+ * The error envelope. `bodyDone`, when the request body is still arriving: the answer goes out
+ * now and the response ends once the rest was discarded (http/linger.ts), so the client reads it.
+ */
+export function sendError(res: ServerResponse, err: ApiError, bodyDone?: Promise<void>): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  sendJson(res, err.status, JSON.stringify(err.toJSON()), err.headers);
+  sendJson(res, err.status, JSON.stringify(err.toJSON()), err.headers, bodyDone);
 }
 
 /** Sets headers now, so that whatever answer follows (data or error) carries them. */

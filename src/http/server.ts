@@ -10,7 +10,7 @@ import type { Metrics } from '../core/metrics.js';
 import { ApiError, toApiError } from '../core/errors.js';
 import { applyCors } from './cors.js';
 import { runRoute } from './lifecycle.js';
-import { drainRest } from './linger.js';
+import { bodyPending, drainRest } from './linger.js';
 import { sendError } from './respond.js';
 import type { Router } from './router.js';
 import type { Services } from './services.js';
@@ -54,8 +54,8 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
   } catch (err) {
     const e = toApiError(err);
     if (e.status >= 500) app.log.error({ err: e.cause ?? err, requestId, route }, 'request failed');
-    sendError(res, e);
-    drainRest(req);
+    // An unread body is discarded (bounded) before the response ends, so the client gets the answer.
+    sendError(res, e, bodyPending(req) ? drainRest(req) : undefined);
   } finally {
     app.metrics.record(route, res.statusCode, performance.now() - start);
   }
