@@ -3,6 +3,7 @@
  */
 import { resolve } from 'node:path';
 import type { Project } from '../define/project.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './response-size.js';
 
 /** SPEC §2: request bodies past this many bytes are 413 unless the project sets `server.maxBodyBytes`. */
 const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -13,6 +14,7 @@ export interface AppConfig {
   readonly host: string;
   readonly port: number;
   readonly maxBodyBytes: number;
+  readonly maxResponseBytes: number;
   readonly maxPendingWrites: number;
   readonly trustedProxies: readonly string[];
   readonly corsOrigins: readonly string[];
@@ -92,6 +94,7 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
     host: flags.host ?? env.HOST ?? 'localhost',
     port,
     maxBodyBytes: s.maxBodyBytes ?? DEFAULT_MAX_BODY,
+    maxResponseBytes: Number(env.TABLEBASE_MAX_RESPONSE_BYTES ?? s.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES),
     maxPendingWrites: Number(env.TABLEBASE_MAX_PENDING_WRITES ?? s.maxPendingWrites ?? 64),
     trustedProxies: list(env.TRUSTED_PROXIES) ?? s.trustedProxies ?? [],
     corsOrigins: list(env.CORS_ORIGINS) ?? s.corsOrigins ?? [],

@@ -50,6 +50,8 @@ export interface EmailOptions {
 export interface ServerOptions {
   /** JSON body limit in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /** Largest list answer or stream payload in bytes; larger ones are 400 RESPONSE_TOO_LARGE (default 8 MiB, SPEC §4). */
+  maxResponseBytes?: number;
   /** Pending writes before 503 WRITE_QUEUE_FULL (default 64). */
   maxPendingWrites?: number;
   /** IPs or CIDRs whose X-Forwarded-For is believed (default none). */

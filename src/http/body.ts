@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError, badRequest } from '../core/errors.js';
+import { drainRest } from './linger.js';
 
 function tooLarge(): ApiError {
   return new ApiError('PAYLOAD_TOO_LARGE');
@@ -13,7 +14,7 @@ function tooLarge(): ApiError {
 function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > max) {
-    req.resume(); // drain without keeping it, so the 413 can still be answered on this socket
+    drainRest(req); // discard the rest (bounded), so the client receives the 413 (SPEC §2)
     return Promise.reject(tooLarge());
   }
   if (declared === '0' || (declared === undefined && req.headers['transfer-encoding'] === undefined)) return Promise.resolve(null);
@@ -25,8 +26,10 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
       if (failed) return;
       size += chunk.length;
       if (size > max) {
+        // Chunked bodies have no declared length: the limit is found while reading (SPEC §2).
         failed = true;
         chunks.length = 0;
+        drainRest(req);
         reject(tooLarge());
         return;
       }
@@ -60,15 +63,26 @@ function queryBody(search: string): Record<string, unknown> | undefined {
   return parseJson(raw, 'body query parameter');
 }
 
+/** `application/json` or `application/<anything>+json`, with or without parameters (RFC 6839). */
+const JSON_TYPE = /^application\/(?:[a-z0-9!#$&^_.-]+\+)?json[ \t]*(?:;|$)/i;
+
+/**
+ * SPEC §2: a JSON body must be declared as JSON. Anything else — text/plain, form types — is the
+ * shape of a cross-site "simple request" that a browser sends without a CORS preflight, so it is
+ * refused before the body is read. A request with no Content-Type at all is not a browser's.
+ */
+export function checkJsonContentType(contentType: string | undefined): void {
+  if (contentType !== undefined && !JSON_TYPE.test(contentType)) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send JSON with Content-Type: application/json');
+}
+
 /** The JSON body of a request: the `body` query parameter for GETs, else the request body. */
 export async function jsonBody(req: IncomingMessage, search: string, max: number): Promise<Record<string, unknown>> {
   if (req.method === 'GET') {
     const fromQuery = queryBody(search);
     if (fromQuery) return fromQuery;
   }
-  const ct = req.headers['content-type'];
+  checkJsonContentType(req.headers['content-type']);
   const raw = await readBody(req, max);
   if (!raw) throw badRequest('', 'A JSON body is required');
-  if (ct && !/^application\/(.+\+)?json\b/i.test(ct) && !/^text\/plain\b/i.test(ct)) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send JSON with Content-Type: application/json');
   return parseJson(raw.toString('utf8'), 'request body');
 }

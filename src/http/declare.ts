@@ -80,8 +80,9 @@
  * `responses` maps a status to a TypeBox schema (the `data` of a 200), a string (a body-less
  * answer: 204, 302, an empty 200) or `{ description, data?, content?, headers? }` for other
  * media types and response headers.
- * Error answers are derived (400/413 when there is a body, 401/403 from `access`, 429 with a
- * rate limit, 500) plus the codes listed in `errors`.
+ * Error answers are derived (400/413 when there is a body, 415 when it is JSON, 401/403 from
+ * `access`, 429 with a rate limit, 400 RESPONSE_TOO_LARGE when `capped`, 500) plus the codes
+ * listed in `errors`.
  *
  * `defineRoute` refuses (throws at start) a route without responses, a POST/PATCH without a
  * `body` declaration, or a `:param` path without a `params` schema naming it: every route is
@@ -165,6 +166,12 @@ export interface RouteDeclaration<B extends BodySpec = BodySpec, Q extends TSche
   /** Request headers the route reads, for the document (not validated). */
   readonly headers?: TSchema;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
+  /**
+   * The 200's data is a read bounded by `maxResponseBytes` (SPEC §4): past it the answer is 400
+   * RESPONSE_TOO_LARGE instead. `'list'` refuses on a cheap lower bound before serializing;
+   * `'one'` checks the serialized row. Documented as RESPONSE_TOO_LARGE in the 400 answer.
+   */
+  readonly capped?: 'list' | 'one';
   /** Error codes beyond the derived ones (e.g. NOT_FOUND, CONFLICT, UNAVAILABLE). */
   readonly errors?: readonly ErrorCode[];
   /** Examples for the document; checked against the schemas by a test. */

@@ -6,14 +6,15 @@
  *   2 token, access, rule → 401 / 403 (SPEC §5, §8)
  *   3 input               → read the body (413, 415, 400), validate body / query / params (400)
  *   4 handler             → the service call
- *   answer                → {"data"}, 204, empty 200, 302, raw bytes or a stream to a sink
+ *   answer                → {"data"} (capped reads: 400 RESPONSE_TOO_LARGE past maxResponseBytes),
+ *                           204, empty 200, 302, raw bytes or a stream to a sink
  */
 import { ApiError } from '../core/errors.js';
 import { admitCaller } from '../pipeline/index.js';
 import { jsonBody } from './body.js';
 import type { RequestContext } from './context.js';
 import { replyKind, type DeclaredRoute, type EarlyRequest, type Reply } from './declare.js';
-import { sendData, sendNoContent, setHeaders } from './respond.js';
+import { sendData, sendDataCapped, sendNoContent, setHeaders } from './respond.js';
 import type { Services } from './services.js';
 import { responseSink } from './sink.js';
 
@@ -44,7 +45,7 @@ export async function runRoute(route: DeclaredRoute, ctx: RequestContext, s: Ser
     source: d.body === 'raw' ? ctx.req : undefined,
   };
   const out = await d.handler(input as never, s); //                                         4
-  await answer(ctx, out);
+  await answer(ctx, out, d.capped, s.config.maxResponseBytes);
 }
 
 const NO_QUERY = Object.freeze({});
@@ -56,12 +57,13 @@ function queryOf(search: string): Record<string, string> {
   return out;
 }
 
-async function answer(ctx: RequestContext, out: unknown): Promise<void> {
+async function answer(ctx: RequestContext, out: unknown, capped: 'list' | 'one' | undefined, maxResponseBytes: number): Promise<void> {
   const { res } = ctx;
   const r = out as Reply & Record<string, never>;
   switch (replyKind(out)) {
     case undefined:
-      return sendData(res, out);
+      // A read's answer is capped (SPEC §4); a write's is sent whole: it has already committed.
+      return capped ? sendDataCapped(res, out, maxResponseBytes, capped === 'list') : sendData(res, out);
     case 'noContent':
       return sendNoContent(res);
     case 'empty':

@@ -10,7 +10,7 @@ import { ApiError, toApiError } from '../core/errors.js';
 import { logRequest, type Logger } from '../core/logger.js';
 import { applyCors } from './cors.js';
 import { runRoute } from './lifecycle.js';
-import { drainRest } from './linger.js';
+import { bodyPending, drainRest } from './linger.js';
 import { sendError } from './respond.js';
 import type { Router } from './router.js';
 import type { Services } from './services.js';
@@ -58,11 +58,8 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
     const e = toApiError(err);
     // A full write queue is backpressure working as intended (SPEC §6), not a server fault.
     if (e.status >= 500 && e.code !== 'WRITE_QUEUE_FULL') app.log.error({ err: e.cause ?? err, requestId, route }, 'request failed');
-    // Answering before the body is in (413, 415): Node would close the socket at once, and the
-    // client could lose the answer to a reset (RFC 9112 §9.6); keep it open while linger.ts drains.
-    if (!req.complete && !res.headersSent) res.setHeader('connection', 'keep-alive');
-    sendError(res, e);
-    drainRest(req);
+    // An unread body is discarded (bounded) before the response ends, so the client gets the answer.
+    sendError(res, e, bodyPending(req) ? drainRest(req) : undefined);
   } finally {
     const ms = performance.now() - start;
     app.metrics.record(route, res.statusCode, ms);

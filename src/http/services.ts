@@ -19,6 +19,8 @@ import type { PushService } from '../push/index.js';
 /** The settings handlers and the lifecycle read. */
 export interface RouteSettings {
   readonly maxBodyBytes: number;
+  /** Largest read answer or stream payload (SPEC §4); past it 400 RESPONSE_TOO_LARGE. */
+  readonly maxResponseBytes: number;
   readonly streamHeartbeatMs: number;
 }
 

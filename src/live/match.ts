@@ -105,7 +105,7 @@ function cmp(op: string, raw: unknown, value: unknown): boolean {
       const items = value as readonly unknown[];
       return items.length === 0 || v === null || !inList(v, items);
     }
-    // GLOB with escaped wildcards: case-sensitive, literal, NULL never matches (SPEC §4).
+    // As the SQL (instr/substr): case-sensitive, literal, NULL never matches (SPEC §4).
     case 'contains':
       return typeof v === 'string' && v.includes(value as string);
     case 'startsWith':

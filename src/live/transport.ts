@@ -4,9 +4,11 @@
  * bookkeeping: whatever ends the stream (client gone, socket error, slow reader, server close)
  * clears the timer and calls the onClose callbacks exactly once.
  *
- * Threat: a client that stops reading makes every write pile up in the response buffer. Before
- * each write the buffered byte count is checked and such a client is dropped, so one stream holds
- * at most `maxBufferedBytes` plus one payload.
+ * Threat: a client that stops reading makes every write pile up in the response buffer. Each
+ * write counts the bytes already buffered *plus the frame being written*: a frame that would
+ * pass `maxBufferedBytes` on top of unsent bytes drops the client instead of being queued. A
+ * frame alone is always written (payloads are capped by maxResponseBytes, SPEC §4), so one stream
+ * holds at most max(`maxBufferedBytes`, one payload).
  */
 import type { Sink } from '../core/sink.js';
 
@@ -139,7 +141,9 @@ class SinkStream implements StreamSink {
 
   #write(chunk: string | Buffer): void {
     if (this.closed) return;
-    if (this.#out.bufferedBytes > this.#maxBuffered) {
+    const buffered = this.#out.bufferedBytes;
+    // A string's UTF-16 length is a lower bound of its bytes, and free to read.
+    if (buffered > 0 && buffered + chunk.length > this.#maxBuffered) {
       // The client is not reading: drop it rather than buffer without bound.
       this.#finish('slow');
       this.#out.destroy();

@@ -50,7 +50,13 @@ export const ERROR_RESPONSES = {
   BadRequest: {
     status: 400,
     codes: ['BAD_REQUEST', 'HOOK_REJECTED', 'INVALID_CONFIRMATION_TOKEN'],
-    description: 'Malformed body, unknown column, wrong value type, or a before-hook rejected the write',
+    description: 'Malformed body, unknown column, wrong value type, a filter past its bounds, or a before-hook rejected the write',
+  },
+  /** The 400 of reads whose answers are capped by maxResponseBytes (SPEC §4); replaces BadRequest there. */
+  BadRequestOrTooLarge: {
+    status: 400,
+    codes: ['BAD_REQUEST', 'RESPONSE_TOO_LARGE'],
+    description: 'Malformed body, unknown column, wrong value type, a filter past its bounds, or an answer (stream payload) over maxResponseBytes: ask for a smaller limit',
   },
   Unauthorized: {
     status: 401,
@@ -61,7 +67,7 @@ export const ERROR_RESPONSES = {
   NotFound: { status: 404, codes: ['NOT_FOUND'], description: 'No such table, view, row, photo or custom operation' },
   Conflict: { status: 409, codes: ['CONFLICT'], description: 'A unique constraint' },
   PayloadTooLarge: { status: 413, codes: ['PAYLOAD_TOO_LARGE'], description: 'The body is over the configured limit' },
-  UnsupportedMediaType: { status: 415, codes: ['UNSUPPORTED_MEDIA_TYPE'], description: 'The bytes are not an allowed image type' },
+  UnsupportedMediaType: { status: 415, codes: ['UNSUPPORTED_MEDIA_TYPE'], description: 'A JSON body sent with another Content-Type, or photo bytes that are not an allowed image type' },
   RangeNotSatisfiable: { status: 416, codes: ['RANGE_NOT_SATISFIABLE'], description: 'The byte range lies outside the photo', headers: ['Content-Range'] },
   RateLimited: { status: 429, codes: ['RATE_LIMITED'], description: 'Over the rate limit (or an open-stream cap)', headers: ['Retry-After'] },
   Internal: { status: 500, codes: ['INTERNAL'], description: 'Unexpected; logged server-side with the request id' },

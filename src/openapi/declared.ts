@@ -2,8 +2,8 @@
  * One route declaration (http/declare.ts) → one OpenAPI 3.0.3 operation. The request and
  * response schemas are the declaration's own TypeBox schemas, converted to OpenAPI's JSON Schema
  * dialect, or per-table schemas of the model it names; error answers follow from what the route
- * declares (a body → 400/413, `access` → 401/403, a rate limit → 429 and the RateLimit-*
- * headers), plus its extra `errors`.
+ * declares (a body → 400/413, a JSON one → 415, `access` → 401/403, a rate limit → 429 and the
+ * RateLimit-* headers, `capped` → RESPONSE_TOO_LARGE in the 400), plus its extra `errors`.
  */
 import { Kind } from '@sinclair/typebox';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.js';
@@ -13,7 +13,13 @@ import { envelope, withHeaders, type DocContext, type JsonSchema, type Operation
 import { modelSchemas, type ModelPart } from './model-schemas.js';
 import { toOpenApiSchema } from './schema-convert.js';
 
-const BY_STATUS = new Map<number, ErrorResponseName>(Object.entries(ERROR_RESPONSES).map(([name, r]) => [r.status, name as ErrorResponseName]));
+/** Capped reads answer this 400 instead of BadRequest: it names RESPONSE_TOO_LARGE (SPEC §4). */
+const CAPPED_400: ErrorResponseName = 'BadRequestOrTooLarge';
+const BY_STATUS = new Map<number, ErrorResponseName>(
+  Object.entries(ERROR_RESPONSES)
+    .filter(([name]) => name !== CAPPED_400)
+    .map(([name, r]) => [r.status, name as ErrorResponseName]),
+);
 
 /** A TypeBox schema or a model schema's name → schema and example. */
 function partOf(s: unknown, ctx: DocContext): ModelPart {
@@ -46,13 +52,17 @@ function impliedErrors(route: DeclaredRoute): ErrorResponseName[] {
   const codes = new Set<ErrorCode>(d.errors ?? []);
   const hasBody = d.body !== undefined && d.body !== 'none';
   if (hasBody || d.query || d.params) codes.add('BAD_REQUEST');
-  if (hasBody && d.method !== 'GET') codes.add('PAYLOAD_TOO_LARGE');
+  // SPEC §2: bounded bodies, and a JSON body declared as anything else is 415. A GET's JSON may
+  // come as a request body too (past the 64 KiB of `?body=`), so both apply to GETs.
+  if (hasBody) codes.add('PAYLOAD_TOO_LARGE');
+  if (hasBody && d.body !== 'raw') codes.add('UNSUPPORTED_MEDIA_TYPE');
+  if (d.capped) codes.add('RESPONSE_TOO_LARGE');
   if (d.access !== 'public') codes.add('INVALID_TOKEN');
   if (d.access !== 'public' || d.rule) codes.add('FORBIDDEN');
   if (d.rateLimit) codes.add('RATE_LIMITED');
   codes.add('INTERNAL');
   const names = new Set<ErrorResponseName>();
-  for (const status of [...codes].map((c) => ERROR_STATUS[c]).sort((a, b) => a - b)) names.add(BY_STATUS.get(status)!);
+  for (const status of [...codes].map((c) => ERROR_STATUS[c]).sort((a, b) => a - b)) names.add(status === 400 && codes.has('RESPONSE_TOO_LARGE') ? CAPPED_400 : BY_STATUS.get(status)!);
   return [...names];
 }
 

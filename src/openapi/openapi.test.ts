@@ -195,6 +195,36 @@ describe('routes', () => {
     expect(doc.paths['/db'].post.responses['429'].$ref).toBe('#/components/responses/RateLimited');
   });
 
+  it('capped reads and streams document RESPONSE_TOO_LARGE in their 400; other routes do not (SPEC §4)', () => {
+    const ref = (method: string, path: string) => doc.paths[path][method].responses['400'].$ref;
+    for (const p of ['/db', '/db/list', '/db/stream', '/db/stream/list', '/db/stream/count']) expect(ref('get', p), p).toBe('#/components/responses/BadRequestOrTooLarge');
+    for (const [m, p] of [
+      ['get', '/db/count'],
+      ['post', '/db'],
+      ['patch', '/db/many'],
+      ['post', '/auth/sign-in'],
+    ])
+      expect(ref(m!, p!), `${m} ${p}`).toBe('#/components/responses/BadRequest');
+    expect(doc.components.responses.BadRequestOrTooLarge.description).toContain('RESPONSE_TOO_LARGE');
+    expect(doc.components.responses.BadRequest.description).not.toContain('RESPONSE_TOO_LARGE');
+  });
+
+  it('routes that read a JSON body document 413 and 415 (SPEC §2); body-less routes neither', () => {
+    for (const [m, p] of [
+      ['post', '/db'],
+      ['get', '/db/list'],
+      ['get', '/db/stream'],
+      ['post', '/auth/sign-up'],
+      ['post', '/img'],
+    ]) {
+      const responses = doc.paths[p!][m!].responses;
+      expect(responses['413']?.$ref, `${m} ${p}`).toBe('#/components/responses/PayloadTooLarge');
+      expect(responses['415']?.$ref, `${m} ${p}`).toBe('#/components/responses/UnsupportedMediaType');
+    }
+    expect(doc.paths['/health'].get.responses['413']).toBeUndefined();
+    expect(doc.paths['/health'].get.responses['415']).toBeUndefined();
+  });
+
   it('every operation id is unique and every response carries X-Request-Id', () => {
     const ids: string[] = [];
     for (const item of Object.values(doc.paths) as Any[]) {

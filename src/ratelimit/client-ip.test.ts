@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createClientIp, normalizeIp, trustedProxyList } from './client-ip.js';
+import { clientKey, createAddressOf, createClientIp, normalizeIp, trustedProxyList } from './client-ip.js';
 
-describe('createClientIp without trusted proxies (the default, SPEC §13.1)', () => {
-  const clientIp = createClientIp([]);
+describe('createAddressOf without trusted proxies (the default, SPEC §13.1)', () => {
+  const clientIp = createAddressOf([]);
   it('answers the socket address and ignores X-Forwarded-For', () => {
     expect(clientIp('203.0.113.7', '198.51.100.1')).toBe('203.0.113.7');
     expect(clientIp('2001:db8::1', '198.51.100.1')).toBe('2001:db8::1');
@@ -11,12 +11,12 @@ describe('createClientIp without trusted proxies (the default, SPEC §13.1)', ()
     expect(clientIp('::ffff:127.0.0.1', undefined)).toBe('127.0.0.1');
   });
   it('is the default', () => {
-    expect(createClientIp()('10.0.0.1', '1.2.3.4')).toBe('10.0.0.1');
+    expect(createAddressOf()('10.0.0.1', '1.2.3.4')).toBe('10.0.0.1');
   });
 });
 
-describe('createClientIp with trusted proxies', () => {
-  const clientIp = createClientIp(['10.0.0.0/8', '192.168.1.5', 'fd00::/8', '::1']);
+describe('createAddressOf with trusted proxies', () => {
+  const clientIp = createAddressOf(['10.0.0.0/8', '192.168.1.5', 'fd00::/8', '::1']);
 
   it('ignores X-Forwarded-For from an untrusted peer', () => {
     expect(clientIp('203.0.113.7', '1.1.1.1')).toBe('203.0.113.7');
@@ -105,5 +105,26 @@ describe('normalizeIp', () => {
     expect(normalizeIp('0:0:0:0:0:ffff:7f00:1')).toBe('127.0.0.1');
     expect(normalizeIp('01.2.3.4')).toBeNull();
     expect(normalizeIp('example.com')).toBeNull();
+  });
+});
+
+describe('clientKey: IPv6 clients are keyed by their /64 (SPEC §9)', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['2001:db8:0:0:ffff:1:2:3', '2001:db8:0:0::/64'],
+    ['2001:db8:aa:bb:cc::', '2001:db8:aa:bb::/64'],
+    ['2001:db8:aa:bb::1', '2001:db8:aa:bb::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['::', '0:0:0:0::/64'],
+    ['fe80::1:2:3:4', 'fe80:0:0:0::/64'],
+    ['64:ff9b::192.0.2.33', '64:ff9b:0:0::/64'],
+  ])('%s → %s', (ip, key) => expect(clientKey(ip)).toBe(key));
+
+  it('gives every address of one /64 one key, and neighbouring /64s different keys', () => {
+    const key = createClientIp();
+    expect(key('2001:db8:1:2::1', undefined)).toBe(key('2001:db8:1:2:ffff:ffff:ffff:ffff', undefined));
+    expect(key('2001:db8:1:2::1', undefined)).not.toBe(key('2001:db8:1:3::1', undefined));
+    expect(createClientIp(['10.0.0.0/8'])('10.0.0.2', '2001:db8:5:6::9')).toBe('2001:db8:5:6::/64');
   });
 });

@@ -61,6 +61,30 @@ function parseForwarded(entry: string): string | null {
   return normalizeIp(s);
 }
 
+/**
+ * The key one client is counted under (SPEC §9): an IPv4 address as is; an IPv6 address by its
+ * /64 prefix, since one subscriber usually holds a whole /64 and could otherwise rotate through
+ * 2^64 addresses to reset every limit and stream cap. Expects Node's canonical spelling
+ * (inet_ntop or normalizeIp); answers e.g. `2001:db8:0:7::/64`.
+ */
+export function clientKey(ip: string): string {
+  if (!ip.includes(':')) return ip;
+  const cut = ip.indexOf('::');
+  let groups: string[];
+  if (cut < 0) groups = ip.split(':');
+  else {
+    const head = cut === 0 ? [] : ip.slice(0, cut).split(':');
+    const tail = ip.slice(cut + 2) === '' ? [] : ip.slice(cut + 2).split(':');
+    // An embedded IPv4 tail (`::1.2.3.4`) holds two groups; it lies in the low 64 bits anyway.
+    const tailGroups = tail.length + (tail.length > 0 && tail[tail.length - 1]!.includes('.') ? 1 : 0);
+    groups = [...head, ...Array<string>(Math.max(0, 8 - head.length - tailGroups)).fill('0'), ...tail];
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (parseInt(g, 16) || 0).toString(16))
+    .join(':')}::/64`;
+}
+
 /** Parses `trustedProxies` (IPs and CIDRs, v4 or v6); throws naming the bad entry. */
 export function trustedProxyList(trustedProxies: readonly string[]): BlockList {
   const list = new BlockList();
@@ -86,10 +110,17 @@ export function trustedProxyList(trustedProxies: readonly string[]): BlockList {
 }
 
 /**
- * Builds the client-IP function of one server. With no trusted proxies (the default, SPEC
- * §13.1) it answers the socket address and never reads X-Forwarded-For.
+ * Builds the client-key function of one server: the client's address as `clientKey` spells it
+ * (IPv6 by /64). With no trusted proxies (the default, SPEC §13.1) it keys the socket address
+ * and never reads X-Forwarded-For.
  */
 export function createClientIp(trustedProxies: readonly string[] = []): ClientIp {
+  const resolve = createAddressOf(trustedProxies);
+  return (socketAddress, xForwardedFor) => clientKey(resolve(socketAddress, xForwardedFor));
+}
+
+/** The client's full address (no /64 keying): the socket peer, or the X-Forwarded-For hop past trusted proxies. */
+export function createAddressOf(trustedProxies: readonly string[] = []): ClientIp {
   // Node reports peers already in canonical form (inet_ntop), except IPv4 peers of a dual-stack
   // socket, which arrive IPv4-mapped; only that needs rewriting on the hot path.
   const socketIp = (socketAddress: string): string => (socketAddress.startsWith('::ffff:') && isIPv4(socketAddress.slice(7)) ? socketAddress.slice(7) : socketAddress);

@@ -106,4 +106,4 @@ export { parseWindow } from './window.js';
 export { hitResult, secondsUntil, type HitOutcome, type HitResult, type RateLimitStore } from './store.js';
 export { MemoryRateLimitStore, type MemoryStoreOptions } from './memory-store.js';
 export { RedisRateLimitStore, SLIDING_LOG_SCRIPT, parseSlidingLogReply, type RedisEvalClient, type RedisStoreOptions } from './redis-store.js';
-export { createClientIp, normalizeIp, trustedProxyList, type ClientIp } from './client-ip.js';
+export { clientKey, createClientIp, normalizeIp, trustedProxyList, type ClientIp } from './client-ip.js';

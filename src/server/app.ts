@@ -22,6 +22,7 @@ import { buildOpenApi, toYaml } from '../openapi/index.js';
 import { createLiveEngine, type LiveEngine } from '../live/index.js';
 import { createPhotoService, photosTableFor, photoStoreFor } from '../photos/index.js';
 import { readData } from '../pipeline/execute/reads.js';
+import { checkedData } from '../core/response-size.js';
 import { createClientIp, createPolicyResolver, createRateLimiter } from '../ratelimit/index.js';
 import { joinCluster, openCluster, type Cluster } from '../cluster/index.js';
 import { newId } from '../storage/ids.js';
@@ -119,7 +120,15 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   const push = createPushFor(rt, pushSetup);
   rt.push = push;
   const READ = { one: 'get', list: 'list', count: 'count' } as const;
-  const census = trackLive(createLiveEngine({ run: (q) => readData(rt, READ[q.kind], q.plan), log, maxOpen: config.maxStreams, maxPerIp: config.maxStreamsPerIp }));
+  // A re-run whose payload would pass maxResponseBytes ends its streams with RESPONSE_TOO_LARGE (SPEC §4).
+  const census = trackLive(
+    createLiveEngine({
+      run: async (q) => checkedData(await readData(rt, READ[q.kind], q.plan), config.maxResponseBytes),
+      log,
+      maxOpen: config.maxStreams,
+      maxPerIp: config.maxStreamsPerIp,
+    }),
+  );
   const live = census.engine;
   writer.onCommit(live.onCommit);
   joinCluster(cluster, { onCommit: (l) => writer.onCommit(l), live, revocations: auth.revocations, reloadRevocations: () => auth.sessions.loadRevocations() }, warn);

@@ -57,6 +57,7 @@ function data(method: Method, path: string, op: DataOp, summary: string, body: s
     body: modelSchema(body),
     params: op === 'custom' || op === 'customMany' ? CustomName : undefined,
     responses: { [status]: ok },
+    capped: op === 'list' ? 'list' : op === 'get' ? 'one' : undefined,
     errors: write ? ['NOT_FOUND', 'CONFLICT', 'UNAVAILABLE', ...(op.startsWith('custom') ? (['NOT_IMPLEMENTED'] as const) : [])] : ['NOT_FOUND'],
     handler: async (input, s) => {
       const result = await runPipeline(s.rt, operationFor(s.rt.model, op, input as DataInput));

@@ -6,6 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { ApiError, toApiError } from '../../core/errors.js';
+import { checkDataSize } from '../../core/response-size.js';
 import { startLiveStream, type LiveKind } from '../../live/index.js';
 import { readData, rowsOf } from '../../pipeline/execute/reads.js';
 import { filterRows } from '../../pipeline/filter-rows.js';
@@ -37,7 +38,7 @@ function streamRoute(path: string, kind: LiveKind, op: DataOp, summary: string, 
         content: { 'text/event-stream': modelSchema(`SseOf${data}`), 'application/x-ndjson': modelSchema(`NdjsonOf${data}`) },
       },
     },
-    errors: ['NOT_FOUND'],
+    errors: ['NOT_FOUND', 'RESPONSE_TOO_LARGE'],
     handler: async (input, s) => {
       const rt = s.rt;
       const o = operationFor(rt.model, op, input as never);
@@ -46,6 +47,9 @@ function streamRoute(path: string, kind: LiveKind, op: DataOp, summary: string, 
       const since = s.live.version;
       const initial = await readData(rt, READ_KIND[kind], plan.read); //                4
       await filterRows(o.collection, o.jwt, rowsOf(READ_KIND[kind], initial)); //        5
+      // Payloads are capped (SPEC §4): the first is an ordinary 400 before the stream starts; the
+      // live engine ends a stream whose re-run passes the cap (server/app.ts).
+      checkDataSize(initial, s.config.maxResponseBytes);
       const jwt = o.jwt;
       const check = async (value: unknown): Promise<ApiError | null> => {
         try {

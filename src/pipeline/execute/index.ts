@@ -9,6 +9,8 @@ import type { Row } from '../../storage/plan.js';
 import type { Operation } from '../operation.js';
 import type { Plan } from '../plan/index.js';
 import type { Scope } from '../scope.js';
+import { filterRows } from '../filter-rows.js';
+import { selectRows } from '../../storage/rows.js';
 import { readData, rowsOf } from './reads.js';
 import { createRows, deleteRows, updateRows } from './writes.js';
 
@@ -50,6 +52,10 @@ export async function execute(rt: Runtime, o: Operation, plan: Plan, scope: Scop
     case 'custom': {
       const handler = o.collection.operations[plan.name];
       if (!handler) throw new ApiError('NOT_IMPLEMENTED', `Custom operation "${plan.name}" has no handler`);
+      // SPEC §5 before-image: the handler writes as trusted code, so the rows its filter matches
+      // must pass the caller's row canView first. Checked on the committed state just before the
+      // handler runs (its own writes go through the serialized writer, which cannot nest).
+      if (o.collection.rowFiltered) await filterRows(o.collection, scope.jwt, await selectRows(rt.driver, rt.driver.dialect, plan.read));
       try {
         const data = await handler({ ...scope.context, table: o.collection.name }, { where: plan.where as never, updates: plan.updates as never, many: plan.many, limit: plan.limit });
         return { data: data ?? null, rows: NONE };

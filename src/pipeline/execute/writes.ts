@@ -12,6 +12,7 @@ import type { Tx } from '../../storage/driver.js';
 import type { ReadPlan, Row } from '../../storage/plan.js';
 import { deleteRowById, insertRow, selectRows, updateRowById } from '../../storage/rows.js';
 import { applyUpdates, checkCreateObject, type UpdatePlan } from '../plan/objects.js';
+import { filterRows } from '../filter-rows.js';
 import type { WriteScope } from './write-scope.js';
 import { hookRejected, runAfterHook } from './hooks.js';
 
@@ -45,6 +46,15 @@ async function sql<T>(work: Promise<T>): Promise<T> {
 async function rowVisible(c: CollectionModel, o: WriteOptions, row: Row): Promise<void> {
   if (o.trusted || !c.rowFiltered) return;
   if (!(await c.rowRules!.canView!(o.scope.jwt, row))) throw forbidden();
+}
+
+/**
+ * The before-image check (SPEC §5): a write never touches a row its caller cannot see. Every
+ * matched row passes the row `canView` before any hook or SQL runs, inside the write's
+ * transaction; one failure makes the request 403 with nothing written.
+ */
+export async function matchedVisible(c: CollectionModel, o: WriteOptions, rows: readonly Row[]): Promise<void> {
+  if (!o.trusted) await filterRows(c, o.scope.jwt, rows);
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
@@ -134,6 +144,7 @@ export async function updateRows(c: CollectionModel, read: ReadPlan, updates: Up
     const now = rt.now();
     const found = await selectRows(tx, rt.driver.dialect, read, true);
     if (!many && found.length === 0) throw notFound('No row matches the filter');
+    await matchedVisible(c, o, found);
     for (const before of found) {
       const after = applyUpdates(before, updates);
       for (const col of c.columnList) {
@@ -175,6 +186,7 @@ export async function deleteRows(c: CollectionModel, read: ReadPlan, o: WriteOpt
   const deleted = await submit(rt, o, onError, async (tx, changes) => {
     const found = await selectRows(tx, rt.driver.dialect, read, true);
     if (!many && found.length === 0) throw notFound('No row matches the filter');
+    await matchedVisible(c, o, found);
     for (const row of found) {
       if (hooks?.beforeDelete) {
         try {

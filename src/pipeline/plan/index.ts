@@ -20,7 +20,16 @@ export type Plan =
   | { readonly kind: 'create'; readonly objects: Record<string, unknown>[]; readonly many: boolean }
   | { readonly kind: 'update'; readonly read: ReadPlan; readonly updates: UpdatePlan[]; readonly many: boolean }
   | { readonly kind: 'delete'; readonly read: ReadPlan; readonly many: boolean }
-  | { readonly kind: 'custom'; readonly name: string; readonly where: unknown; readonly updates: unknown; readonly many: boolean; readonly limit: number | undefined };
+  | {
+      readonly kind: 'custom';
+      readonly name: string;
+      readonly where: unknown;
+      /** The parsed `where`, for the before-image check of SPEC §5. */
+      readonly read: ReadPlan;
+      readonly updates: unknown;
+      readonly many: boolean;
+      readonly limit: number | undefined;
+    };
 
 function orderBy(c: CollectionModel, raw: unknown): OrderTerm[] {
   if (raw === undefined) return c.defaultOrder.map((o) => ({ column: c.columns.get(o.column)!, direction: o.direction }));
@@ -45,6 +54,17 @@ function whereOf(c: CollectionModel, body: Record<string, unknown>, required: bo
     return MATCH_ALL;
   }
   return parseWhere(c, body.where);
+}
+
+/**
+ * SPEC §8: on auth tables `email` changes only through /auth/change-email + confirmEmailChange,
+ * so an address nobody confirmed can never become a verified one through /db (update, update
+ * many, and the updates a custom operation is handed).
+ */
+function refuseEmailChange(c: CollectionModel, updates: unknown): void {
+  if (!c.auth || !Array.isArray(updates)) return;
+  const i = updates.findIndex((u) => isPlainObject(u) && u.column === 'email');
+  if (i >= 0) throw badRequest(`/updates/${i}/column`, 'email is changed through /auth/change-email');
 }
 
 function read(c: CollectionModel, where: WhereNode, order: OrderTerm[], limit: number | undefined, offset?: number): ReadPlan {
@@ -85,6 +105,7 @@ export function planOperation(o: Operation): Plan {
       const many = o.op === 'updateMany';
       allowKeys(b, many ? ['table', 'where', 'updates', 'limit'] : ['table', 'where', 'updates']);
       const where = whereOf(c, b, true);
+      refuseEmailChange(c, b.updates);
       const updates = checkUpdates(c, b.updates);
       const limit = many ? optionalInt(b, 'limit', 0, Number.MAX_SAFE_INTEGER) : 1;
       return { kind: 'update', read: read(c, where, orderBy(c, undefined), limit), updates, many };
@@ -103,9 +124,11 @@ export function planOperation(o: Operation): Plan {
       allowKeys(b, ['table', 'where', 'updates', 'limit']);
       const where = b.where;
       if (where === undefined) throw badRequest('/where', '"where" is required ({} means every row)');
-      parseWhere(c, where); // checked here so handlers get a valid filter
+      const node = parseWhere(c, where); // checked here so handlers get a valid filter
       if (b.updates !== undefined && !Array.isArray(b.updates)) throw badRequest('/updates', 'must be an array');
-      return { kind: 'custom', name: o.custom!, where, updates: b.updates, many, limit: optionalInt(b, 'limit', 0, Number.MAX_SAFE_INTEGER) };
+      refuseEmailChange(c, b.updates);
+      const limit = optionalInt(b, 'limit', 0, Number.MAX_SAFE_INTEGER);
+      return { kind: 'custom', name: o.custom!, where, read: read(c, node, orderBy(c, undefined), many ? limit : 1), updates: b.updates, many, limit };
     }
   }
 }

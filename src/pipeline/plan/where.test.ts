@@ -7,7 +7,10 @@ import { describe, expect, it } from 'vitest';
 import type { WhereNode } from '../../storage/plan.js';
 import { thrownApiError } from '../../testing/api-errors.js';
 import { TASKS, USERS } from '../../testing/model.js';
-import { parseWhere } from './where.js';
+import { ApiError } from '../../core/errors.js';
+import { compileProject } from '../../core/model.js';
+import { column, defineProject, table } from '../../define/index.js';
+import { MAX_DEPTH, MAX_PATTERN, MAX_VALUES, parseWhere } from './where.js';
 
 /** A tree as plain data: `{cmp: 'title eq "a"'}`-like strings are hard to read, so column names stand in for column models. */
 function shape(node: WhereNode): unknown {
@@ -123,9 +126,9 @@ describe('nesting', () => {
   it('bounds depth and size, so a hostile filter costs little', () => {
     let deep: unknown = { priority: { eq: 1 } };
     for (let i = 0; i < 200; i++) deep = { not: deep };
-    expect(refusal(deep).message).toMatch(/nested too deeply/);
+    expect(refusal(deep).message).toMatch(/nests at most 16 levels/);
     const wide = { or: Array.from({ length: 10_000 }, (_, i) => ({ priority: { eq: i } })) };
-    expect(refusal(wide).message).toMatch(/too large/);
+    expect(refusal(wide).message).toMatch(/at most 1000 values/);
   });
 });
 
@@ -175,5 +178,57 @@ describe('operators that do not fit the column', () => {
   it.each(refused)('%s', (_what, where, message) => {
     const c = JSON.stringify(where).includes('email') ? USERS : TASKS;
     expect(refusal(where, c).message).toBe(message);
+  });
+});
+
+/** The bounds of SPEC §4 counted exactly, on a small project of their own. */
+const t = table('things', { prefix: 'th', columns: { title: column.text(), n: column.integer().default(0) }, rules: { canList: () => true } });
+const things = compileProject(defineProject({ tables: [t] })).collections.get('things')!;
+
+function boundRefusal(where: unknown): { path: string; message: string } | null {
+  try {
+    parseWhere(things, where);
+    return null;
+  } catch (err) {
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(400);
+    return (err as ApiError).details![0]!;
+  }
+}
+const vals = (n: number) => Array.from({ length: n }, (_, i) => `v${i}`);
+const nestNot = (levels: number): unknown => (levels <= 1 ? { title: { eq: 'x' } } : { not: nestNot(levels - 1) });
+
+describe('where bounds (SPEC §4)', () => {
+  it(`nests at most ${MAX_DEPTH} levels`, () => {
+    expect(boundRefusal(nestNot(MAX_DEPTH))).toBeNull();
+    expect(boundRefusal(nestNot(MAX_DEPTH + 1))?.message).toMatch(/nests at most/);
+    expect(boundRefusal({ and: [{ or: [nestNot(MAX_DEPTH - 2)] }] })).toBeNull();
+    expect(boundRefusal({ and: [{ or: [nestNot(MAX_DEPTH - 1)] }] })).not.toBeNull();
+  });
+
+  it(`holds at most ${MAX_VALUES} values: in/nin entries, operands and and/or items, empty ones too`, () => {
+    expect(boundRefusal({ title: { in: vals(MAX_VALUES) } })).toBeNull();
+    expect(boundRefusal({ title: { nin: vals(MAX_VALUES + 1) } })).toEqual({ path: '/where/title/nin', message: expect.stringMatching(/at most 1000 values/) });
+    expect(boundRefusal({ or: Array.from({ length: MAX_VALUES }, () => ({})) })).toBeNull();
+    expect(boundRefusal({ or: Array.from({ length: MAX_VALUES + 1 }, () => ({})) })?.path).toBe('/where/or');
+    expect(boundRefusal({ and: [{}, {}], title: { in: vals(MAX_VALUES - 2) } })).toBeNull();
+    expect(boundRefusal({ and: [{}, {}], title: { in: vals(MAX_VALUES - 2) }, n: { eq: 1 } })?.path).toBe('/where/n/eq');
+    const nums = (k: number) => Array.from({ length: k }, (_, i) => i);
+    expect(boundRefusal({ title: { in: [] }, n: { in: nums(MAX_VALUES - 1) } })).toBeNull();
+    expect(boundRefusal({ title: { in: [] }, n: { in: nums(MAX_VALUES) } })).not.toBeNull();
+  });
+
+  it(`takes text operands of at most ${MAX_PATTERN} characters (code points)`, () => {
+    expect(boundRefusal({ title: { contains: 'x'.repeat(MAX_PATTERN) } })).toBeNull();
+    expect(boundRefusal({ title: { startsWith: '😀'.repeat(MAX_PATTERN) } })).toBeNull();
+    expect(boundRefusal({ title: { endsWith: 'x'.repeat(MAX_PATTERN + 1) } })).toEqual({ path: '/where/title/endsWith', message: expect.stringMatching(/256 characters/) });
+    expect(boundRefusal({ title: { contains: '😀'.repeat(MAX_PATTERN + 1) } })).not.toBeNull();
+  });
+
+  it('refuses a huge filter at the bound, without walking all of it', () => {
+    const huge = { or: Array.from({ length: 20_000 }, () => ({ title: { in: vals(10) } })) };
+    const t0 = performance.now();
+    expect(boundRefusal(huge)?.path).toBe('/where/or');
+    expect(performance.now() - t0).toBeLessThan(1000); // generous: the point is "not O(everything)"
   });
 });

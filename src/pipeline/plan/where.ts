@@ -1,7 +1,8 @@
 /**
  * The where grammar of SPEC §4 → a WhereNode tree. Column names are checked against the schema
  * before any SQL exists; values are normalized by column kind; depth and size are bounded so a
- * hostile filter costs little.
+ * hostile filter costs little (SPEC §4 "Bounds"): every check is made before the part it guards
+ * is walked, so refusing a huge filter costs O(what was read until the bound), never more.
  */
 import { badRequest } from '../../core/errors.js';
 import type { CollectionModel, ColumnModel } from '../../core/model.js';
@@ -9,19 +10,33 @@ import type { CompareOp, WhereNode } from '../../storage/plan.js';
 import { normalizeItem, normalizeValue } from './values.js';
 import { isPlainObject } from './body.js';
 
-const MAX_DEPTH = 16;
-const MAX_NODES = 512;
-const MAX_IN = 1000;
+/** Levels of where objects, the top one included (SPEC §4). */
+export const MAX_DEPTH = 16;
+/** Values in all: every operand, every in/nin entry and every and/or item, empty ones too (SPEC §4). */
+export const MAX_VALUES = 1000;
+/** contains/startsWith/endsWith operands, in characters (SPEC §4). */
+export const MAX_PATTERN = 256;
 
 const TEXT_KINDS = new Set(['text', 'email', 'id', 'photo']);
 const ORDERED_KINDS = new Set(['text', 'email', 'id', 'photo', 'integer', 'real', 'timestamp', 'createdAt', 'updatedAt', 'updatedWhen']);
 const OPS = new Set<CompareOp>(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'contains', 'startsWith', 'endsWith', 'isNull', 'has']);
 
 interface Budget {
-  nodes: number;
+  values: number;
 }
 
-function condition(col: ColumnModel, op: CompareOp, value: unknown, path: string): WhereNode {
+/** Counts `n` more values; 400 at the path that crossed the bound. */
+function spend(budget: Budget, n: number, path: string): void {
+  budget.values += n;
+  if (budget.values > MAX_VALUES) throw badRequest(path, `a filter holds at most ${MAX_VALUES} values in all`);
+}
+
+/** Characters as SPEC §4 counts them (code points); the cheap UTF-16 length decides almost always. */
+function tooLong(s: string): boolean {
+  return s.length > MAX_PATTERN && (s.length > 2 * MAX_PATTERN || [...s].length > MAX_PATTERN);
+}
+
+function condition(col: ColumnModel, op: CompareOp, value: unknown, path: string, budget: Budget): WhereNode {
   const kind = col.spec.kind;
   if (op === 'isNull') {
     if (typeof value !== 'boolean') throw badRequest(path, 'isNull takes true or false');
@@ -36,12 +51,13 @@ function condition(col: ColumnModel, op: CompareOp, value: unknown, path: string
   if ((op === 'eq' || op === 'ne') && value === null) return { kind: 'cmp', column: col, op, value: null };
   if (op === 'in' || op === 'nin') {
     if (!Array.isArray(value)) throw badRequest(path, `${op} takes an array`);
-    if (value.length > MAX_IN) throw badRequest(path, `${op} takes at most ${MAX_IN} values`);
+    spend(budget, Math.max(0, value.length - 1), path); // the operator was already counted as one
     return { kind: 'cmp', column: col, op, value: value.map((v, i) => normalizeValue(col, v, `${path}/${i}`)) };
   }
   if (op === 'contains' || op === 'startsWith' || op === 'endsWith') {
     if (!TEXT_KINDS.has(kind)) throw badRequest(path, `${op} applies to text columns`);
     if (typeof value !== 'string') throw badRequest(path, 'must be a string');
+    if (tooLong(value)) throw badRequest(path, `${op} takes at most ${MAX_PATTERN} characters`);
     return { kind: 'cmp', column: col, op, value };
   }
   if (op !== 'eq' && op !== 'ne' && !ORDERED_KINDS.has(kind)) throw badRequest(path, `${op} does not apply to ${col.name}`);
@@ -59,21 +75,21 @@ function columnFilter(c: CollectionModel, name: string, cond: unknown, path: str
   const items: WhereNode[] = [];
   for (const op of ops) {
     if (!OPS.has(op as CompareOp)) throw badRequest(`${path}/${op}`, `unknown operator "${op}"`);
-    if (++budget.nodes > MAX_NODES) throw badRequest(path, 'the filter is too large');
-    items.push(condition(col, op as CompareOp, cond[op], `${path}/${op}`));
+    spend(budget, 1, `${path}/${op}`);
+    items.push(condition(col, op as CompareOp, cond[op], `${path}/${op}`, budget));
   }
   return items.length === 1 ? items[0]! : { kind: 'and', items };
 }
 
 function parse(c: CollectionModel, where: unknown, path: string, depth: number, budget: Budget): WhereNode {
-  if (depth > MAX_DEPTH) throw badRequest(path, 'the filter is nested too deeply');
+  if (depth > MAX_DEPTH) throw badRequest(path, `a filter nests at most ${MAX_DEPTH} levels`);
   if (!isPlainObject(where)) throw badRequest(path, 'where must be an object');
   const items: WhereNode[] = [];
   for (const [key, value] of Object.entries(where)) {
     const p = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    if (++budget.nodes > MAX_NODES) throw badRequest(path, 'the filter is too large');
     if (key === 'and' || key === 'or') {
       if (!Array.isArray(value)) throw badRequest(p, `${key} takes an array of filters`);
+      spend(budget, value.length, p);
       items.push({ kind: key, items: value.map((w, i) => parse(c, w, `${p}/${i}`, depth + 1, budget)) });
     } else if (key === 'not') {
       items.push({ kind: 'not', item: parse(c, value, p, depth + 1, budget) });
@@ -86,5 +102,5 @@ function parse(c: CollectionModel, where: unknown, path: string, depth: number, 
 
 /** `{}` means every row. */
 export function parseWhere(c: CollectionModel, where: unknown, path = '/where'): WhereNode {
-  return parse(c, where, path, 0, { nodes: 0 });
+  return parse(c, where, path, 1, { values: 0 });
 }

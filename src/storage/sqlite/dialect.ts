@@ -1,4 +1,4 @@
-/** SQLite specifics: 0/1 booleans, JSON text for lists and json, GLOB for case-sensitive text matching. */
+/** SQLite specifics: 0/1 booleans, JSON text for lists and json, instr/substr for case-sensitive text matching. */
 import type { ColumnModel } from '../../core/model.js';
 import type { ColumnSpec } from '../../define/columns.js';
 import type { Bind, Dialect } from '../dialect.js';
@@ -8,9 +8,22 @@ import type { Row } from '../plan.js';
 const BOOLEAN_KINDS = new Set(['boolean', 'isVerified']);
 const JSON_KINDS = new Set(['list', 'json']);
 
-/** GLOB is case-sensitive; its own wildcards (* ? [) are escaped as one-character classes. */
-function globEscape(s: string): string {
-  return s.replace(/[*?[]/g, (c) => `[${c}]`);
+/** SQLite's substr and instr count characters (code points), not UTF-16 units. */
+function codePoints(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) n--;
+  }
+  return n;
+}
+/**
+ * True when compiled SQL holds a text match (textMatch below writes `instr(` or `substr(`); the
+ * driver runs those reads off the event loop. A column whose name holds these letters only sends
+ * its reads there too: slower, never wrong.
+ */
+export function usesTextMatch(sql: string): boolean {
+  return sql.includes('instr(') || sql.includes('substr(');
 }
 
 export const sqliteDialect: Dialect = Object.freeze({
@@ -45,10 +58,18 @@ export const sqliteDialect: Dialect = Object.freeze({
       return raw as Row;
     };
   },
+  /**
+   * Not GLOB/LIKE: `GLOB '*x*'` backtracks, and a long pattern against a long text held the event
+   * loop for seconds (issue #11: 36 s for one count). instr is one memcmp per position and substr
+   * compares a prefix or suffix only, so the cost is at most (text length × operand length, ≤ 256
+   * by SPEC §4) and usually linear. Both are case-sensitive and treat every character literally.
+   */
   textMatch(op: 'contains' | 'startsWith' | 'endsWith', column: string, value: string, bind: Bind): string {
-    const e = globEscape(value);
-    const pattern = op === 'contains' ? `*${e}*` : op === 'startsWith' ? `${e}*` : `*${e}`;
-    return `${column} GLOB ${bind(pattern)}`;
+    if (value === '') return `${column} IS NOT NULL`; // every text contains, starts and ends with ''
+    if (op === 'contains') return `instr(${column}, ${bind(value)}) > 0`;
+    const n = codePoints(value);
+    if (op === 'startsWith') return `substr(${column}, 1, ${bind(n)}) = ${bind(value)}`;
+    return `substr(${column}, ${bind(-n)}) = ${bind(value)}`;
   },
   listHas(column: string, item: unknown, bind: Bind): string {
     return `EXISTS (SELECT 1 FROM json_each(${column}) WHERE value = ${bind(item)})`;

@@ -7,33 +7,50 @@ import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { ApiError } from '../../core/errors.js';
 import type { Driver, RawRow, SqlParams, Tx } from '../driver.js';
-import { sqliteDialect } from './dialect.js';
+import { sqliteDialect, usesTextMatch } from './dialect.js';
+import { ReadPool, type ReadPoolOptions } from './read-pool.js';
+import { costOf, MAX_CACHED_SQL, STATEMENT_CACHE, STATEMENT_CACHE_BYTES } from './statement-budget.js';
 
 type Db = Database.Database;
 type Stmt = Database.Statement<unknown[], RawRow>;
 
-const STATEMENT_CACHE = 1000;
-
 export interface SqliteOptions {
   /** `normal` survives a crash of the process (kill -9); `full` also survives power loss. */
   synchronous?: 'normal' | 'full';
+  /** Worker threads for text-matching reads (read-pool.ts). */
+  readPool?: ReadPoolOptions;
 }
 
-/** A bounded cache of prepared statements: preparing costs far more than running. */
+/**
+ * A cache of prepared statements (preparing costs far more than running), bounded in count and
+ * in estimated bytes (statement-budget.ts); the oldest entries go first.
+ */
 class Statements {
   #db: Db;
   #cache = new Map<string, Stmt>();
+  #bytes = 0;
   constructor(db: Db) {
     this.#db = db;
   }
   get(sql: string): Stmt {
     let s = this.#cache.get(sql);
     if (!s) {
-      if (this.#cache.size >= STATEMENT_CACHE) this.#cache.delete(this.#cache.keys().next().value!);
       s = this.#db.prepare(sql) as Stmt;
+      if (sql.length > MAX_CACHED_SQL) return s;
+      const cost = costOf(sql);
+      while (this.#cache.size > 0 && (this.#cache.size >= STATEMENT_CACHE || this.#bytes + cost > STATEMENT_CACHE_BYTES)) {
+        const oldest = this.#cache.keys().next().value!;
+        this.#cache.delete(oldest);
+        this.#bytes -= costOf(oldest);
+      }
       this.#cache.set(sql, s);
+      this.#bytes += cost;
     }
     return s;
+  }
+  /** Cached statements and their estimated bytes (tests). */
+  stats(): { count: number; bytes: number } {
+    return { count: this.#cache.size, bytes: this.#bytes };
   }
   all(sql: string, params: SqlParams = []): RawRow[] {
     const s = this.get(sql);
@@ -78,6 +95,7 @@ export class SqliteDriver implements Driver {
   #reader: Db;
   #w: Statements;
   #r: Statements;
+  #pool: ReadPool;
   #inTx = false;
 
   constructor(file: string, options: SqliteOptions = {}) {
@@ -86,13 +104,20 @@ export class SqliteDriver implements Driver {
     this.#reader = open(file, options, true);
     this.#w = new Statements(this.#writer);
     this.#r = new Statements(this.#reader);
+    this.#pool = new ReadPool(file, options.readPool);
   }
 
+  /** Text matching may cost time proportional to stored text: off the event loop (read-pool.ts). */
   async all(sql: string, params?: SqlParams): Promise<RawRow[]> {
-    return this.#r.all(sql, params);
+    return usesTextMatch(sql) ? this.#pool.all(sql, params) : this.#r.all(sql, params);
   }
   async get(sql: string, params?: SqlParams): Promise<RawRow | undefined> {
-    return this.#r.get1(sql, params);
+    return usesTextMatch(sql) ? this.#pool.get(sql, params) : this.#r.get1(sql, params);
+  }
+
+  /** Statement-cache sizes of the writer and reader connections (tests, metrics). */
+  statementStats(): { writer: { count: number; bytes: number }; reader: { count: number; bytes: number } } {
+    return { writer: this.#w.stats(), reader: this.#r.stats() };
   }
   /** A write outside the writer (migrations, admin CLI). */
   async run(sql: string, params?: SqlParams): Promise<{ changes: number }> {
@@ -181,6 +206,7 @@ export class SqliteDriver implements Driver {
   }
 
   async close(): Promise<void> {
+    await this.#pool.close();
     if (this.#reader.open) this.#reader.close();
     if (this.#writer.open) {
       try {
