@@ -1,8 +1,8 @@
 /**
  * `defineProject(...)`: the one value a project's `tablebase.config.ts` exports by default.
  */
-import type { Table } from './table.js';
-import type { View } from './view.js';
+import type { AnyTable } from './table.js';
+import type { AnyView } from './view.js';
 import type { Jwt, PolicySetting, RateLimitPolicy, ServerContext, Verdict } from './types.js';
 import type { PushOptions } from './push.js';
 
@@ -91,8 +91,8 @@ export interface AuthSettings {
 
 export interface ProjectDefinition {
   name?: string;
-  tables: Table<any>[];
-  views?: View<any>[];
+  tables: AnyTable[];
+  views?: AnyView[];
   photos?: PhotoOptions;
   cron?: CronJob[];
   email?: EmailOptions;
