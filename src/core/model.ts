@@ -87,7 +87,17 @@ function columnModel(name: string, spec: ColumnSpec): ColumnModel {
   return Object.freeze({ name, sql: toSnake(name), spec, hidden: spec.kind === 'password', managed });
 }
 
-function compileTable(t: AnyTable, internal: boolean): CollectionModel {
+type Hooks = TableHooks<UntypedRow, Record<string, unknown>>;
+
+/** A table's own hooks plus those `defineProject({ hooks })` declares for it; one hook named in both is ambiguous. */
+function mergeHooks(table: string, own: Hooks | undefined, project: Hooks | undefined): Hooks | undefined {
+  if (!project) return own;
+  if (!own) return Object.freeze({ ...project });
+  for (const name of Object.keys(project)) if (name in own) fail(`table "${table}": hook ${name} is declared both on the table and in the project`);
+  return Object.freeze({ ...own, ...project });
+}
+
+function compileTable(t: AnyTable, internal: boolean, projectHooks?: Hooks): CollectionModel {
   const o = t.options;
   if (!isTableName(t.name)) fail(`table name "${t.name}" must be lowercase letters, digits and _`);
   if (t.name.startsWith('_') && !internal) fail(`table "${t.name}": names starting with _ are reserved`);
@@ -119,7 +129,7 @@ function compileTable(t: AnyTable, internal: boolean): CollectionModel {
     defaultOrder: Object.freeze([{ column: 'id', direction: 'asc' as const }]),
     rules,
     rowRules: o.rowRules,
-    hooks: o.hooks,
+    hooks: mergeHooks(t.name, o.hooks, projectHooks),
     operations: Object.freeze({ ...(o.operations ?? {}) }),
     policies: o.policies ?? {},
     indexes: Object.freeze(indexes),
@@ -191,7 +201,8 @@ export function compileProject(project: Project, internalTables: readonly AnyTab
     if (collections.has(c.name)) fail(`"${c.name}" is declared twice`);
     collections.set(c.name, c);
   };
-  for (const t of project.tables) add(compileTable(t, false));
+  for (const name of Object.keys(project.hooks ?? {})) if (!project.tables.some((t) => t.name === name)) fail(`hooks name unknown table ${name}`);
+  for (const t of project.tables) add(compileTable(t, false, project.hooks?.[t.name]));
   for (const t of internalTables) add(compileTable(t, true));
   for (const c of collections.values()) tables.push(c);
   for (const c of tables) {

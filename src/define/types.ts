@@ -140,7 +140,7 @@ export type UntypedSchema = Record<string, { row: UntypedRow; create: Record<str
 
 type Name<S extends Schema> = keyof S & string;
 type RowIn<S extends Schema, N extends Name<S>> = S[N]['row'];
-export interface WriteOptions {
+export interface MutateOptions {
   many?: boolean;
   limit?: number;
 }
@@ -156,8 +156,8 @@ export interface HookContext<S extends Schema = UntypedSchema> {
   count<N extends Name<S>>(table: N, where?: Where<RowIn<S, N>>): Promise<number>;
   readonly mutate: {
     create<N extends Name<S>>(table: N, object: S[N]['create']): void;
-    update<N extends Name<S>>(table: N, where: Where<RowIn<S, N>>, updates: Update<RowIn<S, N>>[], options?: WriteOptions): void;
-    delete<N extends Name<S>>(table: N, where: Where<RowIn<S, N>>, options?: WriteOptions): void;
+    update<N extends Name<S>>(table: N, where: Where<RowIn<S, N>>, updates: Update<RowIn<S, N>>[], options?: MutateOptions): void;
+    delete<N extends Name<S>>(table: N, where: Where<RowIn<S, N>>, options?: MutateOptions): void;
   };
   readonly email: {
     send(message: EmailMessage): Promise<{ id: string }>;
@@ -172,7 +172,7 @@ export interface HookContext<S extends Schema = UntypedSchema> {
 export interface ServerContext<S extends Schema = UntypedSchema> extends HookContext<S> {
   readonly db: {
     create<N extends Name<S>>(table: N, object: S[N]['create']): Promise<RowIn<S, N>>;
-    update<N extends Name<S>>(table: N, where: Where<RowIn<S, N>>, updates: Update<RowIn<S, N>>[], options?: WriteOptions): Promise<RowIn<S, N>[]>;
-    delete<N extends Name<S>>(table: N, where: Where<RowIn<S, N>>, options?: WriteOptions): Promise<number>;
+    update<N extends Name<S>>(table: N, where: Where<RowIn<S, N>>, updates: Update<RowIn<S, N>>[], options?: MutateOptions): Promise<RowIn<S, N>[]>;
+    delete<N extends Name<S>>(table: N, where: Where<RowIn<S, N>>, options?: MutateOptions): Promise<number>;
   };
 }
