@@ -26,7 +26,7 @@ export default tseslint.config({ ignores: ['node_modules/', '**/.tablebase/', 'c
   },
   rules: {
     // Definitions are deliberately generic over any table (`Table<any>`); the compiled model narrows them.
-    '@typescript-eslint/no-explicit-any': 'off',
+    '@typescript-eslint/no-explicit-any': 'error',
     '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
   },
 });

@@ -62,8 +62,6 @@ export const project = defineProject({
         void after.displayName;
       },
     },
-    // @ts-expect-error hooks are keyed by the project's table names
-    nope: {},
   },
   cron: [
     {
@@ -80,6 +78,17 @@ export const project = defineProject({
     },
   ],
 });
+
+// Never called: only tsc looks at it.
+const _misnamed = () =>
+  defineProject({
+    tables: [tasks],
+    hooks: {
+      // @ts-expect-error hooks are keyed by the project's table names
+      nope: {},
+    },
+  });
+void _misnamed;
 
 // Helpers declared in other files take the project's schema by name.
 type Db = ProjectSchema<typeof project>;
