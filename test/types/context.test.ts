@@ -31,8 +31,10 @@ export const project = defineProject({
         assert<Equal<typeof object, { title: string; done?: boolean; ownerId?: string | null }>>();
         const owner = await ctx.get('users', { id: { eq: object.ownerId ?? '' } });
         assert<Equal<typeof owner, User | null>>();
+        void owner;
         const open = await ctx.list('tasks', { where: { done: { eq: false } }, orderBy: [{ column: 'title' }] });
         assert<Equal<typeof open, Task[]>>();
+        void open;
         const n: number = await ctx.count('tasks', { title: { startsWith: 'a' } });
         void n;
         ctx.mutate.create('users', { email: 'a@b.c', displayName: null });
@@ -54,11 +56,13 @@ export const project = defineProject({
       },
       afterCreateSuccess: (_ctx, row) => {
         assert<Equal<typeof row, Task>>();
+        void row;
       },
     },
     users: {
       afterUpdateSuccess: (_ctx, { before, after }) => {
         assert<Equal<typeof before, User>>();
+        void before;
         void after.displayName;
       },
     },
@@ -70,6 +74,7 @@ export const project = defineProject({
       run: async (ctx) => {
         const row = await ctx.db.create('tasks', { title: 'sweep' });
         assert<Equal<typeof row, Task>>();
+        void row;
         const gone: number = await ctx.db.delete('tasks', { done: { eq: true } }, { many: true });
         void gone;
         // @ts-expect-error db.create is typed by the table too
@@ -101,6 +106,7 @@ assert<Equal<Db['tasks']['row'], Task>>();
 const _untyped = (ctx: HookContext, server: ServerContext) => {
   const r = ctx.get('anything', { whatever: { eq: 1 } });
   assert<Equal<typeof r, Promise<UntypedRow | null>>>();
+  void r;
   void server.db.create('anything', { any: 'thing' });
 };
 void _untyped;
