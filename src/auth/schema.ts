@@ -7,7 +7,7 @@
  * the same in SQLite and PostgreSQL. Secrets are never stored, only SHA-256 hashes (opaque.ts).
  */
 import { column } from '../define/columns.js';
-import { table, type Table } from '../define/table.js';
+import { table, type AnyTable } from '../define/table.js';
 
 /** One row per sign-in. `expiresAt` slides forward with each refresh-token rotation. */
 export const sessionsTable = table('_sessions', {
@@ -105,7 +105,7 @@ export const oauthIdentitiesTable = table('_oauth_identities', {
 });
 
 /** Pass to `compileProject(project, [...internalTables, ...authInternalTables])`. */
-export const authInternalTables: readonly Table<any>[] = Object.freeze([sessionsTable, authTokensTable, otpCodesTable, oauthStatesTable, oauthIdentitiesTable]);
+export const authInternalTables: readonly AnyTable[] = Object.freeze([sessionsTable, authTokensTable, otpCodesTable, oauthStatesTable, oauthIdentitiesTable]);
 
 export const SESSIONS = sessionsTable.name;
 export const AUTH_TOKENS = authTokensTable.name;

@@ -271,8 +271,17 @@ export interface TableClient<S extends TableShape> extends ViewClient<S> {
 
 const withLimit = (body: Record<string, unknown>, limit: number | undefined) => (limit === undefined ? body : { ...body, limit });
 
-export function collectionClient(t: Transport, table: string): TableClient<any> {
-  const listBody = (o: ListOptions<any> = {}) => ({ table, ...o });
+/** The shape of a table the client knows nothing about; generated clients narrow it per table. */
+export interface UntypedShape extends TableShape {
+  row: Record<string, unknown>;
+  where: Record<string, unknown>;
+  orderBy: { column: string; direction?: 'asc' | 'desc' };
+  create: Record<string, unknown>;
+  update: { column: string; value: unknown };
+}
+
+export function collectionClient(t: Transport, table: string): TableClient<UntypedShape> {
+  const listBody = (o: ListOptions<UntypedShape> = {}) => ({ table, ...o });
   return {
     get: (where) => t.request('GET', '/db', { table, where }),
     list: (options) => t.request('GET', '/db/list', listBody(options)),

@@ -5,9 +5,9 @@
  */
 import type { ColumnMap, ColumnSpec } from '../define/columns.js';
 import type { Project } from '../define/project.js';
-import type { AuthOptions, RowRules, Table, TableHooks, TableRules, CustomHandler } from '../define/table.js';
-import type { OrderBy, TablePolicies } from '../define/types.js';
-import type { SelectMap, View, ViewRules } from '../define/view.js';
+import type { AnyTable, AuthExtras, RowRules, TableHooks, TableRules, CustomHandler } from '../define/table.js';
+import type { OrderBy, TablePolicies, UntypedRow } from '../define/types.js';
+import type { AnyView, SelectMap, ViewRules } from '../define/view.js';
 import { isCamelName, isTableName, toSnake } from './naming.js';
 
 export interface ColumnModel {
@@ -31,7 +31,7 @@ export interface ViewSource {
 export interface AuthModel {
   readonly admin: boolean;
   readonly signUpFields: readonly string[];
-  readonly options: Omit<AuthOptions<any>, 'columns' | 'prefix'>;
+  readonly options: AuthExtras<UntypedRow>;
 }
 
 export interface CollectionModel {
@@ -44,9 +44,10 @@ export interface CollectionModel {
   readonly prefix: string | undefined;
   readonly defaultOrder: readonly Required<OrderBy>[];
   readonly rules: (TableRules & ViewRules) | undefined;
-  readonly rowRules: RowRules<any> | undefined;
-  readonly hooks: TableHooks<any, any> | undefined;
-  readonly operations: Readonly<Record<string, CustomHandler<any>>>;
+  /** Rows reach these as plain records (an update's `after` is built before it is stored). */
+  readonly rowRules: RowRules<Record<string, unknown>> | undefined;
+  readonly hooks: TableHooks<UntypedRow, Record<string, unknown>> | undefined;
+  readonly operations: Readonly<Record<string, CustomHandler<UntypedRow>>>;
   readonly policies: TablePolicies;
   readonly indexes: readonly { columns: readonly string[]; unique: boolean }[];
   readonly auth: AuthModel | undefined;
@@ -86,7 +87,17 @@ function columnModel(name: string, spec: ColumnSpec): ColumnModel {
   return Object.freeze({ name, sql: toSnake(name), spec, hidden: spec.kind === 'password', managed });
 }
 
-function compileTable(t: Table<any>, internal: boolean): CollectionModel {
+type Hooks = TableHooks<UntypedRow, Record<string, unknown>>;
+
+/** A table's own hooks plus those `defineProject({ hooks })` declares for it; one hook named in both is ambiguous. */
+function mergeHooks(table: string, own: Hooks | undefined, project: Hooks | undefined): Hooks | undefined {
+  if (!project) return own;
+  if (!own) return Object.freeze({ ...project });
+  for (const name of Object.keys(project)) if (name in own) fail(`table "${table}": hook ${name} is declared both on the table and in the project`);
+  return Object.freeze({ ...own, ...project });
+}
+
+function compileTable(t: AnyTable, internal: boolean, projectHooks?: Hooks): CollectionModel {
   const o = t.options;
   if (!isTableName(t.name)) fail(`table name "${t.name}" must be lowercase letters, digits and _`);
   if (t.name.startsWith('_') && !internal) fail(`table "${t.name}": names starting with _ are reserved`);
@@ -118,7 +129,7 @@ function compileTable(t: Table<any>, internal: boolean): CollectionModel {
     defaultOrder: Object.freeze([{ column: 'id', direction: 'asc' as const }]),
     rules,
     rowRules: o.rowRules,
-    hooks: o.hooks,
+    hooks: mergeHooks(t.name, o.hooks, projectHooks),
     operations: Object.freeze({ ...(o.operations ?? {}) }),
     policies: o.policies ?? {},
     indexes: Object.freeze(indexes),
@@ -129,7 +140,7 @@ function compileTable(t: Table<any>, internal: boolean): CollectionModel {
   });
 }
 
-function compileView(v: View<any>, tables: ReadonlyMap<string, CollectionModel>): CollectionModel {
+function compileView(v: AnyView, tables: ReadonlyMap<string, CollectionModel>): CollectionModel {
   const o = v.options;
   if (!isTableName(v.name) || v.name.startsWith('_')) fail(`view name "${v.name}" must be lowercase letters, digits and _`);
   const sourceColumn = (table: string, column: string): ColumnModel => {
@@ -183,14 +194,15 @@ function compileView(v: View<any>, tables: ReadonlyMap<string, CollectionModel>)
 }
 
 /** Validates and freezes the project. `internalTables` are the server's own `_` tables. */
-export function compileProject(project: Project, internalTables: readonly Table<any>[] = []): ProjectModel {
+export function compileProject(project: Project, internalTables: readonly AnyTable[] = []): ProjectModel {
   const collections = new Map<string, CollectionModel>();
   const tables: CollectionModel[] = [];
   const add = (c: CollectionModel) => {
     if (collections.has(c.name)) fail(`"${c.name}" is declared twice`);
     collections.set(c.name, c);
   };
-  for (const t of project.tables) add(compileTable(t, false));
+  for (const name of Object.keys(project.hooks ?? {})) if (!project.tables.some((t) => t.name === name)) fail(`hooks name unknown table ${name}`);
+  for (const t of project.tables) add(compileTable(t, false, project.hooks?.[t.name]));
   for (const t of internalTables) add(compileTable(t, true));
   for (const c of collections.values()) tables.push(c);
   for (const c of tables) {

@@ -113,7 +113,8 @@ export const authColumns = {
   isVerified: () => make<boolean, 'managed'>('isVerified', { hasDefault: true, default: false }),
 };
 
-export type AnyColumn = Column<any, CreateMode>;
+/** Any column: `Column<T>` fits because `T` appears only in results and in (bivariant) method parameters. */
+export type AnyColumn = Column<unknown, CreateMode>;
 export type ColumnMap = Record<string, AnyColumn>;
 
 /** Value type of a column. */

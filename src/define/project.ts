@@ -1,9 +1,9 @@
 /**
  * `defineProject(...)`: the one value a project's `tablebase.config.ts` exports by default.
  */
-import type { Table } from './table.js';
-import type { View } from './view.js';
-import type { Jwt, PolicySetting, RateLimitPolicy, ServerContext, Verdict } from './types.js';
+import type { AnyTable, TableHooks } from './table.js';
+import type { AnyView } from './view.js';
+import type { Jwt, PolicySetting, RateLimitPolicy, Schema, ServerContext, UntypedRow, UntypedSchema, Verdict } from './types.js';
 import type { PushOptions } from './push.js';
 
 export interface PhotoRow {
@@ -31,11 +31,13 @@ export interface PhotoOptions {
   policies?: { upload?: PolicySetting; view?: PolicySetting; delete?: PolicySetting };
 }
 
-export interface CronJob {
+/** `S` types `ctx`: the project's tables when the job is declared inside `defineProject`. */
+export interface CronJob<S extends Schema = UntypedSchema> {
   name: string;
   /** 5- or 6-field cron syntax. */
   schedule: string;
-  run: (ctx: ServerContext) => unknown;
+  /** Method form (bivariant), so a job typed by its project fits where any job is accepted. */
+  run(ctx: ServerContext<S>): unknown;
 }
 
 export interface EmailOptions {
@@ -91,12 +93,30 @@ export interface AuthSettings {
   policies?: Record<string, PolicySetting>;
 }
 
-export interface ProjectDefinition {
+/**
+ * Typing hooks by the project (issue #10 item 6). A table's own `hooks` are declared before the
+ * project exists, so their `ctx` can only be untyped. `defineProject` is generic over its `tables`
+ * tuple (`T`); `SchemaOf<T>` maps each table's literal name to its row and create object, and the
+ * project-level `hooks` (keyed by table name) and `cron` get `HookContext<SchemaOf<T>>`, so
+ * `ctx.get('tasks', { done: { eq: false } })` answers a task row and a misspelt table or column
+ * fails to compile. The returned `Project` erases them again (the server looks tables up by name
+ * at run time) and keeps the schema as a phantom (`ProjectSchema<typeof project>`) for helpers
+ * declared in other files. Project-level hooks are merged into the table's in core/model.ts.
+ */
+export type SchemaOf<T extends readonly AnyTable[]> = {
+  [X in T[number] as X['name']]: X extends { readonly $row: infer R extends { id: string }; readonly $create: infer C extends object }
+    ? { row: R; create: C }
+    : { row: UntypedRow; create: Record<string, unknown> };
+};
+
+/** Hooks for the project's tables, keyed by table name; `ctx` is typed by the whole project. */
+export type ProjectHooks<S extends Schema> = { [N in keyof S]?: TableHooks<S[N]['row'], S[N]['create'], S> };
+
+/** Everything a project declares besides its tables, hooks and cron. */
+export interface ProjectSettings {
   name?: string;
-  tables: Table<any>[];
-  views?: View<any>[];
+  views?: AnyView[];
   photos?: PhotoOptions;
-  cron?: CronJob[];
   email?: EmailOptions;
   auth?: AuthSettings;
   server?: ServerOptions;
@@ -106,10 +126,27 @@ export interface ProjectDefinition {
   openapi?: OpenApiInfo;
 }
 
-export interface Project extends ProjectDefinition {
-  readonly __tablebaseProject: true;
+export interface ProjectDefinition<T extends readonly AnyTable[] = readonly AnyTable[]> extends ProjectSettings {
+  tables: T;
+  /** Table hooks whose context is typed by this project, merged with the table's own `hooks` (naming one hook in both is an error). */
+  hooks?: ProjectHooks<SchemaOf<T>>;
+  cron?: CronJob<SchemaOf<T>>[];
 }
 
-export function defineProject(definition: ProjectDefinition): Project {
-  return Object.freeze({ ...definition, __tablebaseProject: true as const });
+/** A defined project as the server reads it: hooks and cron erased to untyped contexts. */
+export interface Project<T extends readonly AnyTable[] = readonly AnyTable[]> extends ProjectSettings {
+  readonly __tablebaseProject: true;
+  readonly tables: T;
+  readonly hooks?: Readonly<Record<string, TableHooks<UntypedRow, Record<string, unknown>>>>;
+  readonly cron?: readonly CronJob[];
+  /** Phantom: never set; carries the table map for `ProjectSchema`. */
+  readonly $schema?: SchemaOf<T>;
+}
+
+/** The table map of a project, for helpers declared outside it: `HookContext<ProjectSchema<typeof project>>`. */
+export type ProjectSchema<P> = P extends Project<infer T> ? SchemaOf<T> : never;
+
+export function defineProject<const T extends readonly AnyTable[]>(definition: ProjectDefinition<T>): Project<T> {
+  // The one erasure point: contexts typed by SchemaOf<T> become untyped ones (same object at run time).
+  return Object.freeze({ ...definition, __tablebaseProject: true as const }) as unknown as Project<T>;
 }

@@ -4,7 +4,7 @@
  */
 import { authColumns, column, Column, type ColumnMap, type ColumnSpec, type CreateMode, type CreateOf, type RowOf } from './columns.js';
 import type { SignInInfo, SignInOptions } from './signin.js';
-import type { HookContext, Jwt, Rule, ServerContext, TablePolicies, Update, Verdict, Where } from './types.js';
+import type { HookContext, Jwt, Rule, Schema, ServerContext, TablePolicies, UntypedRow, UntypedSchema, Update, Verdict, Where } from './types.js';
 
 export interface TableRules {
   canCreate?: Rule;
@@ -19,12 +19,17 @@ export interface TableRules {
   requiresPerRowCheck?: boolean;
 }
 
+/*
+ * Callbacks below are declared in method form on purpose: method parameters are checked
+ * bivariantly, so a `Table<{ title: … }>` still fits where any table is accepted (`AnyTable`,
+ * the compiled model) without erasing its row type to `any`. Callers still get full contextual typing.
+ */
 export interface RowRules<R> {
   /** The row filter: every row a request returns must pass, else the whole request is 403. */
-  canView?: (jwt: Jwt | null, row: R) => Verdict;
+  canView?(jwt: Jwt | null, row: R): Verdict;
   /** Checked inside the write's transaction; a denial writes nothing. */
-  canUpdate?: (jwt: Jwt | null, before: R, after: R) => Verdict;
-  canDelete?: (jwt: Jwt | null, row: R) => Verdict;
+  canUpdate?(jwt: Jwt | null, before: R, after: R): Verdict;
+  canDelete?(jwt: Jwt | null, row: R): Verdict;
 }
 
 export interface CustomRequest<R> {
@@ -36,19 +41,20 @@ export interface CustomRequest<R> {
 }
 
 /** The answer becomes `{"data": <answer>}`. Throw `UserError` for a 400, `NotFoundError` for a 404. */
-export type CustomHandler<R> = (ctx: ServerContext & { table: string }, request: CustomRequest<R>) => unknown;
+export type CustomHandler<R> = { handle(ctx: ServerContext & { table: string }, request: CustomRequest<R>): unknown }['handle'];
 
-export interface TableHooks<R, C> {
+/** `S` types the context's table access: untyped on a table, the project's tables inside `defineProject`. */
+export interface TableHooks<R, C, S extends Schema = UntypedSchema> {
   /** May return a changed object. Throwing aborts with 400 HOOK_REJECTED. */
-  beforeCreate?: (ctx: HookContext, object: C) => C | void | Promise<C | void>;
-  beforeUpdate?: (ctx: HookContext, change: { before: R; after: R; updates: Update<R>[] }) => void | Promise<void>;
-  beforeDelete?: (ctx: HookContext, row: R) => void | Promise<void>;
-  afterCreateSuccess?: (ctx: HookContext, row: R) => void | Promise<void>;
-  afterUpdateSuccess?: (ctx: HookContext, change: { before: R; after: R }) => void | Promise<void>;
-  afterDeleteSuccess?: (ctx: HookContext, row: R) => void | Promise<void>;
-  afterCreateError?: (ctx: HookContext, failure: { object: unknown; error: Error }) => void | Promise<void>;
-  afterUpdateError?: (ctx: HookContext, failure: { where: unknown; updates: unknown; error: Error }) => void | Promise<void>;
-  afterDeleteError?: (ctx: HookContext, failure: { where: unknown; error: Error }) => void | Promise<void>;
+  beforeCreate?(ctx: HookContext<S>, object: C): C | void | Promise<C | void>;
+  beforeUpdate?(ctx: HookContext<S>, change: { before: R; after: R; updates: Update<R>[] }): void | Promise<void>;
+  beforeDelete?(ctx: HookContext<S>, row: R): void | Promise<void>;
+  afterCreateSuccess?(ctx: HookContext<S>, row: R): void | Promise<void>;
+  afterUpdateSuccess?(ctx: HookContext<S>, change: { before: R; after: R }): void | Promise<void>;
+  afterDeleteSuccess?(ctx: HookContext<S>, row: R): void | Promise<void>;
+  afterCreateError?(ctx: HookContext<S>, failure: { object: unknown; error: Error }): void | Promise<void>;
+  afterUpdateError?(ctx: HookContext<S>, failure: { where: unknown; updates: unknown; error: Error }): void | Promise<void>;
+  afterDeleteError?(ctx: HookContext<S>, failure: { where: unknown; error: Error }): void | Promise<void>;
 }
 
 export interface IndexSpec<K extends string = string> {
@@ -74,30 +80,36 @@ export interface SignUpInput {
 }
 
 export interface AuthRules<R> {
-  canSignUp?: (input: SignUpInput) => Verdict;
+  canSignUp?(input: SignUpInput): Verdict;
   /** Receives the user whose credentials matched; refuse unverified users here if wanted. */
-  canSignIn?: (user: R) => Verdict;
+  canSignIn?(user: R): Verdict;
   /** Denial still answers 200 and sends nothing (SPEC §13.3). */
-  canPasswordReset?: (input: { email: string }) => Verdict;
+  canPasswordReset?(input: { email: string }): Verdict;
 }
 
 export interface AuthHooks<R> {
   /** `info.method` says how: `password`, `otp`, `magicLink` or `oauth` (with `info.provider`). */
-  onSignUp?: (ctx: HookContext, user: R, info: SignInInfo) => void | Promise<void>;
-  onSignIn?: (ctx: HookContext, user: R, info: SignInInfo) => void | Promise<void>;
-  onRefresh?: (ctx: HookContext, user: R) => void | Promise<void>;
-  onLogout?: (ctx: HookContext, user: { id: string }) => void | Promise<void>;
+  onSignUp?(ctx: HookContext, user: R, info: SignInInfo): void | Promise<void>;
+  onSignIn?(ctx: HookContext, user: R, info: SignInInfo): void | Promise<void>;
+  onRefresh?(ctx: HookContext, user: R): void | Promise<void>;
+  onLogout?(ctx: HookContext, user: { id: string }): void | Promise<void>;
 }
 
-export interface AuthOptions<C extends ColumnMap> extends TableOptions<C>, SignInOptions {
+/** What `authTable` adds to a table, kept on `Table.auth`; `R` is the user row. */
+export interface AuthExtras<R> extends SignInOptions {
   /** Every row of an admin table signs in with `admin.isAdmin = true`. */
   admin?: boolean;
   /** Columns a client may set in sign-up's `object`. */
-  signUpFields?: (keyof C & string)[];
+  signUpFields?: readonly string[];
   /** Custom claims added to the access token; they cannot override reserved claims. */
-  claims?: (user: RowOf<AuthColumns & C>) => Record<string, unknown> | Promise<Record<string, unknown>>;
-  authRules?: AuthRules<RowOf<AuthColumns & C>>;
-  authHooks?: AuthHooks<RowOf<AuthColumns & C>>;
+  claims?(user: R): Record<string, unknown> | Promise<Record<string, unknown>>;
+  authRules?: AuthRules<R>;
+  authHooks?: AuthHooks<R>;
+}
+
+export interface AuthOptions<C extends ColumnMap> extends TableOptions<C>, Omit<AuthExtras<RowOf<AuthColumns & C>>, 'signUpFields'> {
+  /** Columns a client may set in sign-up's `object`. */
+  signUpFields?: (keyof C & string)[];
 }
 
 export type AuthColumns = {
@@ -126,16 +138,17 @@ export class ColumnRef<T> {
   }
 }
 
-export class Table<C extends ColumnMap = ColumnMap> {
+/** `N` is the table's name as a literal type, so a project's tables can be looked up by name (`SchemaOf`). */
+export class Table<C extends ColumnMap = ColumnMap, N extends string = string> {
   readonly kind = 'table' as const;
   declare readonly $row: RowOf<C>;
   declare readonly $create: CreateOf<C>;
-  readonly auth: Omit<AuthOptions<C>, keyof TableOptions<C>> | undefined;
+  readonly auth: AuthExtras<RowOf<C>> | undefined;
 
   constructor(
-    readonly name: string,
+    readonly name: N,
     readonly options: TableOptions<C>,
-    auth?: Omit<AuthOptions<C>, keyof TableOptions<C>>,
+    auth?: AuthExtras<RowOf<C>>,
   ) {
     this.auth = auth;
     Object.freeze(this);
@@ -153,12 +166,31 @@ export class Table<C extends ColumnMap = ColumnMap> {
   }
 }
 
-export function table<C extends ColumnMap>(name: string, options: TableOptions<C>): Table<C> {
+/**
+ * Any declared table, whatever its columns: what projects, views and the compiler accept. It is a
+ * structural shape rather than `Table<ColumnMap>` because `keyof C` (index and sign-up columns)
+ * makes `Table<C>` invariant in `C`; row-typed callbacks are erased to `UntypedRow` here, which the
+ * method-form callbacks above allow without a cast.
+ */
+export interface AnyTable {
+  readonly kind: 'table';
+  readonly name: string;
+  readonly columns: ColumnMap;
+  readonly options: Omit<TableOptions<ColumnMap>, 'indexes' | 'rowRules' | 'operations' | 'hooks'> & {
+    indexes?: IndexSpec[];
+    rowRules?: RowRules<UntypedRow>;
+    operations?: Record<string, CustomHandler<UntypedRow>>;
+    hooks?: TableHooks<UntypedRow, Record<string, unknown>>;
+  };
+  readonly auth: AuthExtras<UntypedRow> | undefined;
+}
+
+export function table<C extends ColumnMap, N extends string>(name: N, options: TableOptions<C>): Table<C, N> {
   return new Table(name, options);
 }
 
 /** An auth table: `email`, `password`, `isVerified`, `createdAt`, `updatedAt` plus the project's columns. */
-export function authTable<C extends ColumnMap>(name: string, options: AuthOptions<C>): Table<AuthColumns & C> {
+export function authTable<C extends ColumnMap, N extends string>(name: N, options: AuthOptions<C>): Table<AuthColumns & C, N> {
   const { admin, signUpFields, claims, authRules, authHooks, otp, magicLink, oauth, columns, ...rest } = options;
   const all = {
     email: authColumns.email(),
@@ -168,7 +200,7 @@ export function authTable<C extends ColumnMap>(name: string, options: AuthOption
     updatedAt: column.updatedAt(),
     ...columns,
   } as AuthColumns & C;
-  return new Table<AuthColumns & C>(name, { ...(rest as unknown as TableOptions<AuthColumns & C>), columns: all }, {
+  return new Table<AuthColumns & C, N>(name, { ...(rest as unknown as TableOptions<AuthColumns & C>), columns: all }, {
     admin,
     signUpFields,
     claims,
@@ -177,5 +209,5 @@ export function authTable<C extends ColumnMap>(name: string, options: AuthOption
     otp,
     magicLink,
     oauth,
-  } as Omit<AuthOptions<AuthColumns & C>, keyof TableOptions<AuthColumns & C>>);
+  } as AuthExtras<RowOf<AuthColumns & C>>);
 }

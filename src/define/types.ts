@@ -126,21 +126,38 @@ export interface PushQueued {
   queued: number;
 }
 
-type AnyRow = Record<string, unknown> & { id: string };
+/** A row whose table is not known to the type system: an `id` plus columns of unknown type. */
+export type UntypedRow = Record<string, unknown> & { id: string };
+
+/**
+ * A project's tables as the type system sees them: table name → its row and its create object.
+ * `SchemaOf<[typeof tasks, typeof users]>` builds it from the declared tables; hooks and cron
+ * declared inside `defineProject` get a context typed by it, so `ctx.get('tasks', …)` answers a
+ * task row. Without one (`UntypedSchema`) any name is accepted and rows are `UntypedRow`.
+ */
+export type Schema = Record<string, { row: { id: string }; create: object }>;
+export type UntypedSchema = Record<string, { row: UntypedRow; create: Record<string, unknown> }>;
+
+type Name<S extends Schema> = keyof S & string;
+type RowIn<S extends Schema, N extends Name<S>> = S[N]['row'];
+export interface MutateOptions {
+  many?: boolean;
+  limit?: number;
+}
 
 /**
  * Trusted server-side access handed to hooks and cron: no rules, no rate limits; the target table's
  * own hooks still fire. Mutations are queued behind the current write and capped per request.
  */
-export interface HookContext {
+export interface HookContext<S extends Schema = UntypedSchema> {
   readonly jwt: Jwt | null;
-  get(table: string, where: Where): Promise<AnyRow | null>;
-  list(table: string, options?: ListOptions): Promise<AnyRow[]>;
-  count(table: string, where?: Where): Promise<number>;
+  get<N extends Name<S>>(table: N, where: Where<RowIn<S, N>>): Promise<RowIn<S, N> | null>;
+  list<N extends Name<S>>(table: N, options?: ListOptions<RowIn<S, N>>): Promise<RowIn<S, N>[]>;
+  count<N extends Name<S>>(table: N, where?: Where<RowIn<S, N>>): Promise<number>;
   readonly mutate: {
-    create(table: string, object: Record<string, unknown>): void;
-    update(table: string, where: Where, updates: Update[], options?: { many?: boolean; limit?: number }): void;
-    delete(table: string, where: Where, options?: { many?: boolean; limit?: number }): void;
+    create<N extends Name<S>>(table: N, object: S[N]['create']): void;
+    update<N extends Name<S>>(table: N, where: Where<RowIn<S, N>>, updates: Update<RowIn<S, N>>[], options?: MutateOptions): void;
+    delete<N extends Name<S>>(table: N, where: Where<RowIn<S, N>>, options?: MutateOptions): void;
   };
   readonly email: {
     send(message: EmailMessage): Promise<{ id: string }>;
@@ -152,10 +169,10 @@ export interface HookContext {
 }
 
 /** What custom-operation handlers and cron get: the hook context plus writes that are awaited. */
-export interface ServerContext extends HookContext {
+export interface ServerContext<S extends Schema = UntypedSchema> extends HookContext<S> {
   readonly db: {
-    create(table: string, object: Record<string, unknown>): Promise<AnyRow>;
-    update(table: string, where: Where, updates: Update[], options?: { many?: boolean; limit?: number }): Promise<AnyRow[]>;
-    delete(table: string, where: Where, options?: { many?: boolean; limit?: number }): Promise<number>;
+    create<N extends Name<S>>(table: N, object: S[N]['create']): Promise<RowIn<S, N>>;
+    update<N extends Name<S>>(table: N, where: Where<RowIn<S, N>>, updates: Update<RowIn<S, N>>[], options?: MutateOptions): Promise<RowIn<S, N>[]>;
+    delete<N extends Name<S>>(table: N, where: Where<RowIn<S, N>>, options?: MutateOptions): Promise<number>;
   };
 }

@@ -4,17 +4,17 @@
  * as a subquery, so sorting and filtering by an output name never meets an ambiguous column
  * (seed, View row rule 3) and the count query mirrors the joins (rule 4).
  */
-import type { ColumnRef, Table } from './table.js';
+import type { AnyTable, ColumnRef } from './table.js';
 import type { Jwt, OrderBy, Rule, TablePolicies, Verdict } from './types.js';
 
 export interface ViewJoin {
-  table: Table<any>;
+  table: AnyTable;
   type?: 'left' | 'inner';
   /** [left column, right column]: equality join. */
   on: [ColumnRef<unknown>, ColumnRef<unknown>];
 }
 
-export type SelectMap = Record<string, ColumnRef<any>>;
+export type SelectMap = Record<string, ColumnRef<unknown>>;
 
 export type ViewRowOf<S extends SelectMap> = { [K in keyof S]: S[K] extends ColumnRef<infer T> ? T : never };
 
@@ -26,13 +26,14 @@ export interface ViewRules {
 }
 
 export interface ViewOptions<S extends SelectMap> {
-  from: Table<any>;
+  from: AnyTable;
   joins?: ViewJoin[];
   select: S;
   /** Absent: the first selected column, ascending. */
   defaultOrder?: OrderBy<ViewRowOf<S>>[];
   rules?: ViewRules;
-  rowRules?: { canView?: (jwt: Jwt | null, row: ViewRowOf<S>) => Verdict };
+  /** Method form: bivariant, so a `View<S>` fits where any view is accepted (see RowRules). */
+  rowRules?: { canView?(jwt: Jwt | null, row: ViewRowOf<S>): Verdict };
   policies?: Pick<TablePolicies, 'get' | 'list' | 'count'>;
 }
 
@@ -45,6 +46,16 @@ export class View<S extends SelectMap = SelectMap> {
   ) {
     Object.freeze(this);
   }
+}
+
+/** Any declared view, whatever it selects (structural for the same reason as `AnyTable`). */
+export interface AnyView {
+  readonly kind: 'view';
+  readonly name: string;
+  readonly options: Omit<ViewOptions<SelectMap>, 'defaultOrder' | 'rowRules'> & {
+    defaultOrder?: { column: string; direction?: 'asc' | 'desc' }[];
+    rowRules?: { canView?(jwt: Jwt | null, row: Record<string, unknown>): Verdict };
+  };
 }
 
 export function view<S extends SelectMap>(name: string, options: ViewOptions<S>): View<S> {

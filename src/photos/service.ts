@@ -84,7 +84,7 @@ export interface PhotoService {
 }
 
 /** Unset rules take the seed's defaults; a set rule allows only on a literal `true`. */
-async function allows(rule: ((...args: any[]) => Verdict) | undefined, byDefault: boolean, ...args: unknown[]): Promise<boolean> {
+async function allows<A extends unknown[]>(rule: ((...args: A) => Verdict) | undefined, byDefault: boolean, ...args: A): Promise<boolean> {
   if (!rule) return byDefault;
   return (await rule(...args)) === true;
 }

@@ -4,7 +4,7 @@
  * epoch milliseconds (compared in SQL without parsing, the same on SQLite and PostgreSQL).
  */
 import { column } from '../define/columns.js';
-import { table, type Table } from '../define/table.js';
+import { table, type AnyTable } from '../define/table.js';
 
 /**
  * One row per registered device. `token` is the FCM/APNs token or, for Web Push, the
@@ -48,4 +48,4 @@ export const queueTable = table('_push_queue', {
   indexes: [{ columns: ['platform', 'nextAttemptAt'] }, { columns: ['deviceId'] }],
 });
 
-export const pushInternalTables: readonly Table<any>[] = Object.freeze([devicesTable, queueTable]);
+export const pushInternalTables: readonly AnyTable[] = Object.freeze([devicesTable, queueTable]);

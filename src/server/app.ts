@@ -12,7 +12,7 @@ import { createAuthFlows } from '../auth/flows.js';
 import { authInternalTables, createAuthServices, type AuthServices } from '../auth/index.js';
 import { createOAuthService } from '../auth/oauth/index.js';
 import type { Project } from '../define/project.js';
-import type { Table } from '../define/table.js';
+import type { AnyTable } from '../define/table.js';
 import { createEmailService } from '../email/index.js';
 import { Router } from '../http/router.js';
 import { routeTable } from '../http/routes.js';
@@ -65,7 +65,7 @@ export interface CreateOptions {
 }
 
 /** The server's own `_` tables (sessions, confirmation tokens, photos), declared with the definition API. */
-export function internalTables(project: Project): Table<any>[] {
+export function internalTables(project: Project): AnyTable[] {
   return [...authInternalTables, photosTableFor(project.photos), ...pushInternalTables];
 }
 

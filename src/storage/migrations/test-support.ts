@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileProject, type ProjectModel } from '../../core/model.js';
 import { column, defineProject, table } from '../../define/index.js';
-import type { Table } from '../../define/table.js';
+import type { AnyTable } from '../../define/table.js';
 import { sqliteDialect } from '../sqlite/dialect.js';
 import { openSqlite, type SqliteDriver } from '../sqlite/driver.js';
 import { applyMigrations, generateMigration } from './index.js';
@@ -27,7 +27,7 @@ export function setup(): { dir: string; file: string; driver: SqliteDriver } {
   return { dir: join(root, 'migrations'), file, driver };
 }
 
-export const modelOf = (...tables: Table<any>[]): ProjectModel => compileProject(defineProject({ tables }));
+export const modelOf = (...tables: AnyTable[]): ProjectModel => compileProject(defineProject({ tables }));
 
 /** A fresh read-only connection, so nothing cached by the driver hides what is on disk. */
 export function inspect<T>(file: string, fn: (db: Database.Database) => T): T {
