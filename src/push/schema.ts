@@ -27,8 +27,9 @@ export const devicesTable = table('_push_devices', {
 
 /**
  * One row per (message, device) delivery. A worker claims a due row (`nextAttemptAt <= now`) by
- * setting `claimedUntil` and `nextAttemptAt` to the end of a lease; a row whose lease ran out (its
- * worker died) is due again, which makes delivery at-least-once. On PostgreSQL the claim adds `FOR UPDATE SKIP LOCKED`, so several nodes drain
+ * setting `claimedUntil` and `nextAttemptAt` to the end of a short lease its worker renews while it
+ * holds the row; a row whose lease ran out (its worker died) is due again, which makes delivery
+ * at-least-once. `attempts` fences a worker's later writes to its own claim (worker.ts). On PostgreSQL the claim adds `FOR UPDATE SKIP LOCKED`, so several nodes drain
  * one queue without taking the same row.
  */
 export const queueTable = table('_push_queue', {

@@ -91,7 +91,10 @@ export function pushStore(d: Dialect) {
     // worker died is due again when its lease ends.
     claim: sql(() => `UPDATE ${QT} SET ${Q.claimedUntil} = ${p()}, ${Q.nextAttemptAt} = ${p()}, ${Q.attempts} = ${Q.attempts} + 1 WHERE ${Q.id} IN (${list(CHUNK)})`),
     deleteQueued: sql(() => `DELETE FROM ${QT} WHERE ${Q.id} IN (${list(CHUNK)})`),
-    reschedule: sql(() => `UPDATE ${QT} SET ${Q.nextAttemptAt} = ${p()}, ${Q.claimedUntil} = NULL, ${Q.lastError} = ${p()} WHERE ${Q.id} = ${p()}`),
+    // `attempts` (counted by each claim) fences a worker's writes to its own claim: once its lease ran
+    // out and another node claimed the row, a late renewal or retry must not touch that node's lease.
+    renew: sql(() => `UPDATE ${QT} SET ${Q.claimedUntil} = ${p()}, ${Q.nextAttemptAt} = ${p()} WHERE ${Q.attempts} = ${p()} AND ${Q.id} IN (${list(CHUNK)})`),
+    reschedule: sql(() => `UPDATE ${QT} SET ${Q.nextAttemptAt} = ${p()}, ${Q.claimedUntil} = NULL, ${Q.lastError} = ${p()} WHERE ${Q.id} = ${p()} AND ${Q.attempts} = ${p()}`),
     releaseAll: sql(() => `UPDATE ${QT} SET ${Q.claimedUntil} = NULL, ${Q.nextAttemptAt} = ${p()} WHERE ${Q.claimedUntil} IS NOT NULL`),
     pending: sql(() => `SELECT COUNT(*) AS ${d.quote('n')} FROM ${QT}`),
   });
@@ -159,8 +162,19 @@ export function pushStore(d: Dialect) {
     async done(tx: SqlRunner, ids: readonly string[]): Promise<void> {
       for (const c of chunks(ids, CHUNK)) await tx.run(S.deleteQueued, padded(c, CHUNK));
     },
-    async reschedule(tx: SqlRunner, id: string, nextAttemptAt: number, error: string): Promise<void> {
-      await tx.run(S.reschedule, [nextAttemptAt, error, id]);
+    /** Extends the leases of rows this worker still holds (`attempts` as counted by its claim). */
+    async renew(tx: SqlRunner, held: ReadonlyMap<string, number>, leaseUntil: number): Promise<void> {
+      const byAttempts = new Map<number, string[]>();
+      for (const [id, attempts] of held) {
+        const ids = byAttempts.get(attempts);
+        if (ids) ids.push(id);
+        else byAttempts.set(attempts, [id]);
+      }
+      for (const [attempts, ids] of byAttempts) for (const c of chunks(ids, CHUNK)) await tx.run(S.renew, [leaseUntil, leaseUntil, attempts, ...padded(c, CHUNK)]);
+    },
+    /** Times are BIGINT on PostgreSQL, which refuses a fractional value (SQLite stores it): whole ms only. */
+    async reschedule(tx: SqlRunner, id: string, attempts: number, nextAttemptAt: number, error: string): Promise<void> {
+      await tx.run(S.reschedule, [Math.ceil(nextAttemptAt), error, id, attempts]);
     },
     /** SQLite has one server process: leases left by a killed one can be released at start. */
     async releaseAll(tx: SqlRunner, now: number): Promise<void> {

@@ -7,8 +7,12 @@
  *   failed or out of tries → delete and remember the reason.
  *
  * Rows are deleted only after the provider answered, so a crash between send and record sends
- * again: at-least-once. A claimed row carries a lease; when its worker dies the lease runs out and
- * the row is claimable again (SQLite, one process, releases all leases at start).
+ * again: at-least-once. A claimed row carries a short lease (10 s) that the worker renews every
+ * third of it while the row is in flight or its outcome unwritten; when the worker dies (kill -9,
+ * a lost node) the renewals stop and the row is claimable again within one lease, by any node.
+ * SQLite (one process) also releases all leases at start. Renewals and retries are fenced by the
+ * row's `attempts` (counted by each claim), so a worker whose lease lapsed never extends or
+ * reschedules another node's claim.
  */
 import type { Logger } from '../define/types.js';
 import type { SqlRunner, Tx } from '../storage/driver.js';
@@ -24,7 +28,7 @@ export interface WorkerOptions {
   log: Logger;
   maxAttempts: number;
   retryBaseMs: number;
-  /** How long a claim holds a row; longer than a provider request may take. */
+  /** How long a claim holds a row without renewal (renewed every third of it while held). */
   leaseMs?: number;
   /** How often to look for due rows when not woken (rows queued by other nodes, due retries). */
   pollMs?: number;
@@ -47,6 +51,12 @@ export interface PushCounts {
 }
 
 const MAX_DELAY_MS = 3_600_000;
+/**
+ * Short, renewed leases rather than one longer than any send: a dead node's rows come back within
+ * seconds (there is no node registry to ask whether the lease holder is alive), and a live node
+ * keeps its rows however long a send or an outcome write takes.
+ */
+const DEFAULT_LEASE_MS = 10_000;
 /** Outcomes are written together: at most this many per job, at least this often (one transaction each). */
 const FLUSH_BATCH = 512;
 const FLUSH_DELAY_MS = 20;
@@ -54,7 +64,8 @@ const FLUSH_DELAY_MS = 20;
 /** `base · 2^(attempt-1)`, half of it random ("equal jitter"), never below the provider's Retry-After. */
 export function backoffMs(attempt: number, baseMs: number, retryAfterMs = 0, random = Math.random): number {
   const exp = Math.min(MAX_DELAY_MS, baseMs * 2 ** Math.min(attempt - 1, 30));
-  return Math.min(MAX_DELAY_MS, Math.max(retryAfterMs, exp / 2 + random() * (exp / 2)));
+  // Whole milliseconds: the queue's times are BIGINT on PostgreSQL.
+  return Math.ceil(Math.min(MAX_DELAY_MS, Math.max(retryAfterMs, exp / 2 + random() * (exp / 2))));
 }
 
 export class DeliveryWorker {
@@ -63,8 +74,12 @@ export class DeliveryWorker {
   readonly #o: WorkerOptions;
   readonly #inflight = new Map<Platform, number>();
   readonly #claiming = new Set<Platform>();
+  /** Rows this worker holds (claimed, outcome not yet written): id → `attempts` of its claim. */
+  readonly #held = new Map<string, number>();
+  #renewing = false;
+  #renew: NodeJS.Timeout | undefined;
   #done: string[] = [];
-  #later: { id: string; at: number; error: string }[] = [];
+  #later: { id: string; attempts: number; at: number; error: string }[] = [];
   #dead = new Set<string>();
   #flushing: Promise<void> | undefined;
   #flushSoon: NodeJS.Timeout | undefined;
@@ -81,7 +96,26 @@ export class DeliveryWorker {
     if (this.#o.releaseAtStart) await this.#o.write((tx) => this.#o.store.releaseAll(tx, Date.now()));
     const pollMs = this.#o.pollMs ?? Math.min(1000, Math.max(25, this.#o.retryBaseMs / 2));
     this.#poll = setInterval(() => this.wake(), pollMs).unref();
+    this.#renew = setInterval(() => void this.#renewLeases(), this.#leaseMs / 3).unref();
     this.wake();
+  }
+
+  get #leaseMs(): number {
+    return this.#o.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  /** Extends the leases of held rows; a failed renewal is tried again at the next tick, well within the lease. */
+  async #renewLeases(): Promise<void> {
+    if (this.#renewing || this.#held.size === 0) return;
+    this.#renewing = true;
+    const held = new Map(this.#held);
+    try {
+      await this.#o.write((tx) => this.#o.store.renew(tx, held, Date.now() + this.#leaseMs));
+    } catch (err) {
+      this.#o.log.debug({ err }, 'push lease renewal deferred');
+    } finally {
+      this.#renewing = false;
+    }
   }
 
   /** Something may be due: claim now (coalesced). */
@@ -101,6 +135,7 @@ export class DeliveryWorker {
   async stop(graceMs = 2000): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#poll);
+    clearInterval(this.#renew);
     clearTimeout(this.#timer);
     clearTimeout(this.#flushSoon);
     this.#flushSoon = undefined;
@@ -123,7 +158,7 @@ export class DeliveryWorker {
     let rows: Claimed[] = [];
     try {
       const now = Date.now();
-      rows = await this.#o.write((tx) => this.#o.store.claim(tx, p.platform, free, now, now + (this.#o.leaseMs ?? 60_000)));
+      rows = await this.#o.write((tx) => this.#o.store.claim(tx, p.platform, free, now, now + this.#leaseMs));
     } catch (err) {
       // Busy writer (503) or a database error: the next poll tries again.
       this.#o.log.debug({ err }, 'push claim deferred');
@@ -132,6 +167,7 @@ export class DeliveryWorker {
     }
     // Counted in flight at once, so a pump running during the yields below cannot overfill the slots.
     this.#inflight.set(p.platform, (this.#inflight.get(p.platform) ?? 0) + rows.length);
+    for (const r of rows) this.#held.set(r.id, r.attempts);
     for (let i = 0; i < rows.length; i++) {
       this.#deliver(p, rows[i]!);
       // Web Push encryption is synchronous CPU work: yield now and then so requests interleave.
@@ -175,7 +211,7 @@ export class DeliveryWorker {
       case 'retry':
         if (row.attempts < this.#o.maxAttempts) {
           this.counts.retried++;
-          this.#later.push({ id: row.id, at: Date.now() + backoffMs(row.attempts, this.#o.retryBaseMs, outcome.retryAfterMs), error: outcome.reason });
+          this.#later.push({ id: row.id, attempts: row.attempts, at: Date.now() + backoffMs(row.attempts, this.#o.retryBaseMs, outcome.retryAfterMs), error: outcome.reason });
           break;
         }
         this.#fail(platform, row, `gave up after ${row.attempts} tries: ${outcome.reason}`);
@@ -211,11 +247,16 @@ export class DeliveryWorker {
     this.#flushing = this.#o
       .write(async (tx) => {
         await store.done(tx, done);
-        for (const l of later) await store.reschedule(tx, l.id, l.at, l.error);
+        for (const l of later) await store.reschedule(tx, l.id, l.attempts, l.at, l.error);
         for (const id of dead) await store.removeDevice(tx, id);
       })
       .then(
-        () => (later.length > 0 ? this.wake() : undefined),
+        () => {
+          // Written: these rows are no longer ours to renew.
+          for (const id of done) this.#held.delete(id);
+          for (const l of later) this.#held.delete(l.id);
+          if (later.length > 0) this.wake();
+        },
         (err) => {
           // Keep them for the next flush; their leases keep other workers off meanwhile.
           this.#done.unshift(...done);
