@@ -38,7 +38,7 @@ function keepAliveClient() {
   socket.on('error', (err) => errors.push(err.message));
   const post = (body: Buffer) => socket.write(Buffer.concat([Buffer.from(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`), body]));
   /** The next whole answer, or null once the server closed or reset the connection. */
-  const next = async (): Promise<{ status: number; body: any } | null> => {
+  const next = async (): Promise<{ status: number; body: { data?: unknown; error?: { code: string } } } | null> => {
     for (;;) {
       const head = received.indexOf('\r\n\r\n');
       const length = head < 0 ? -1 : Number(/content-length: (\d+)/i.exec(received.slice(0, head))?.[1]);
