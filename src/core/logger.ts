@@ -77,10 +77,11 @@ export interface RequestLine {
  * request id); 429 and 503 are warnings (the server is shedding load); the rest is info.
  */
 export function logRequest(log: Logger, r: RequestLine): void {
+  // The level is checked first so that a disabled level (LOG_LEVEL=warn, the bench) builds no line per request.
+  const level = r.status === 500 ? 'error' : r.status === 429 || r.status >= 500 ? 'warn' : 'info';
+  if (!log.isLevelEnabled(level)) return;
   const line = { ...r, path: r.path.length > 200 ? `${r.path.slice(0, 200)}…` : r.path, ms: Math.round(r.ms * 10) / 10 };
-  if (r.status === 500) log.error(line, 'request');
-  else if (r.status === 429 || r.status >= 500) log.warn(line, 'request');
-  else log.info(line, 'request');
+  log[level](line, 'request');
 }
 
 export type { Logger };

@@ -63,7 +63,7 @@ export function createDashboard(o: DashboardOptions & { census: LiveCensus }) {
     observe(method: string, route: string, status: number, ms: number, requestId: string, ip: string): void {
       const latencyMs = Math.round(ms * 100) / 100;
       const at = Date.now();
-      log.record({ at, method, route, status, latencyMs, requestId, ip });
+      log.add(at, method, route, status, latencyMs, requestId, ip);
       history.record(status, latencyMs, at);
     },
     requestLog: log,

@@ -25,8 +25,17 @@ export async function runRoute(route: DeclaredRoute, ctx: RequestContext, s: Ser
   const readJson = () => jsonBody(ctx.req, ctx.search, s.config.maxBodyBytes);
   const isJson = d.body !== undefined && d.body !== 'none' && d.body !== 'raw';
   let body: Json | undefined = typeof d.rateLimit === 'function' && isJson ? await readJson() : undefined;
-  const query = queryOf(ctx.search);
-  const early: EarlyRequest = { body, params: ctx.params, query };
+  // The query is decoded only when asked for: on GET /db the search is the URL-encoded `?body=`,
+  // already decoded once by jsonBody, and most routes never read the query.
+  let query: Record<string, string> | undefined;
+  const queryNow = () => (query ??= queryOf(ctx.search));
+  const early: EarlyRequest = {
+    body,
+    params: ctx.params,
+    get query() {
+      return queryNow();
+    },
+  };
   const key = typeof d.rateLimit === 'function' ? d.rateLimit(early, s) : (d.rateLimit ?? null);
   const caller = { ip: ctx.ip, authorization: ctx.req.headers.authorization };
   const jwt = await admitCaller(s.rt, caller, key, d.access, (headers) => setHeaders(ctx.res, headers)); // 1–2
@@ -35,7 +44,7 @@ export async function runRoute(route: DeclaredRoute, ctx: RequestContext, s: Ser
   const v = route.validate;
   const input = {
     body: v.body ? v.body(body) : body,
-    query: v.query ? v.query(queryOf(ctx.search)) : NO_QUERY,
+    query: v.query ? v.query(queryNow()) : NO_QUERY,
     params: v.params ? v.params(ctx.params) : ctx.params,
     jwt,
     ip: ctx.ip,
