@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { EmailMessage, Jwt, PushMessage, PushQueued } from '../define/types.js';
-import type { Driver } from '../storage/driver.js';
+import type { Driver, Tx } from '../storage/driver.js';
 import type { WriteQueue } from '../storage/writer.js';
 import type { ProjectModel } from './model.js';
 
@@ -29,7 +29,8 @@ export interface TokenVerifier {
 }
 
 export interface PushSender {
-  send(message: PushMessage): Promise<PushQueued>;
+  /** `tx`: the write job a before-hook runs in; the queue rows then commit or roll back with it. */
+  send(message: PushMessage, tx?: Tx): Promise<PushQueued>;
 }
 
 export interface Runtime {

@@ -6,6 +6,7 @@
  */
 import { MAX_QUEUED_MUTATIONS, type Runtime } from '../core/runtime.js';
 import type { HookContext, Jwt, ListOptions, ServerContext, Update, Where } from '../define/types.js';
+import type { Tx } from '../storage/driver.js';
 import { countRows, selectRows } from '../storage/rows.js';
 import { countPlan, MATCH_ALL, readPlan as storagePlan } from '../storage/plan.js';
 import { trustedWrites } from './execute/trusted.js';
@@ -20,6 +21,7 @@ export class Scope implements WriteScope {
   #deferred: (() => void)[] = [];
   #state: 'open' | 'committed' | 'failed' = 'open';
   #ctx: ServerContext | undefined;
+  writeTx: Tx | undefined = undefined;
 
   constructor(rt: Runtime, jwt: Jwt | null, budget = { left: MAX_QUEUED_MUTATIONS }) {
     this.rt = rt;
@@ -86,7 +88,7 @@ function makeContext(scope: Scope): ServerContext {
       sendVerification: (user, table) => (rt.email ? rt.email.sendVerification(user, table ?? scope.jwt?.table ?? '') : noEmail()),
       sendPasswordReset: (user, table) => (rt.email ? rt.email.sendPasswordReset(user, table ?? scope.jwt?.table ?? '') : noEmail()),
     },
-    push: { send: (m) => (rt.push ? rt.push.send(m) : Promise.reject(new Error('push is not configured'))) },
+    push: { send: (m) => (rt.push ? rt.push.send(m, scope.writeTx) : Promise.reject(new Error('push is not configured'))) },
     log: rt.log,
     db: writes,
   } satisfies ServerContext);

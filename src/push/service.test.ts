@@ -172,13 +172,13 @@ describe('send and delivery', () => {
   it('inside a write job (a before-hook) the rows join that transaction and roll back with it', async () => {
     await push.register(jwt('us_a'), { platform: 'fcm', token: 'a1' });
     await expect(
-      writer.submit(async () => {
-        await push.send({ userId: 'us_a', title: 'T', body: 'B' });
+      writer.submit(async (tx) => {
+        await push.send({ userId: 'us_a', title: 'T', body: 'B' }, tx);
         throw new Error('hook rejected');
       }),
     ).rejects.toThrow('hook rejected');
     expect(await push.metrics()).toMatchObject({ pending: 0 });
-    await writer.submit(async () => push.send({ userId: 'us_a', title: 'T', body: 'B' }));
+    await writer.submit(async (tx) => push.send({ userId: 'us_a', title: 'T', body: 'B' }, tx));
     expect(await push.metrics()).toMatchObject({ pending: 1 });
   });
 

@@ -6,7 +6,6 @@
 import { ApiError, badRequest } from '../core/errors.js';
 import type { Jwt, Logger, PushMessage, PushQueued } from '../define/types.js';
 import type { SqlRunner, Tx } from '../storage/driver.js';
-import { currentWriteTx } from '../storage/writer.js';
 import type { PushSetup } from './config.js';
 import { DEFAULT_TTL_SECONDS, PLATFORMS, type Platform, type PushPayload } from './provider.js';
 import { pushStore, type Device } from './store.js';
@@ -77,14 +76,13 @@ export function createPushService(o: PushServiceOptions) {
     },
 
     /** `ctx.push.send`: durably queues one delivery per device of the target users before it resolves. */
-    async send(message: PushMessage): Promise<PushQueued> {
+    async send(message: PushMessage, tx?: Tx): Promise<PushQueued> {
       const { userIds, payload } = checkMessage(message);
       const json = JSON.stringify(payload);
       if (Buffer.byteLength(json) > MAX_PAYLOAD_BYTES) throw new TypeError(`push.send: the message is over ${MAX_PAYLOAD_BYTES} bytes as JSON`);
       const now = Date.now();
       const v = { payload: json, now, expiresAt: now + (payload.ttlSeconds ?? DEFAULT_TTL_SECONDS) * 1000, newId: () => o.newId('pq') };
       // Inside a write job (a before-hook): queue in that transaction, so it commits or rolls back with it.
-      const tx = currentWriteTx();
       const queued = tx ? await store.enqueue(tx, userIds, v) : await o.write((t) => store.enqueue(t, userIds, v));
       if (queued > 0) setTimeout(() => worker.wake(), tx ? 5 : 0).unref();
       return { queued };

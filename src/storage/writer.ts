@@ -6,19 +6,9 @@
  * so a 2xx answered from it is durable. Committed changes are announced to listeners (the live
  * engine) after the commit.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { ApiError } from '../core/errors.js';
 import type { Change, CommitListener } from './changes.js';
 import type { Driver, Tx } from './driver.js';
-
-const running = new AsyncLocalStorage<Tx>();
-
-/**
- * The transaction of the write job this code runs inside, if any. Code that may be called from a
- * before-hook (push.send) writes through it instead of submitting a job that would wait for the
- * very job it is called from, and so commits or rolls back with that write.
- */
-export const currentWriteTx = (): Tx | undefined => running.getStore();
 
 const MAX_ATTEMPTS = 3;
 
@@ -131,13 +121,13 @@ export class WriteQueue {
         if (batch.length === 1) {
           // One job: the transaction itself is its savepoint; its failure rolls everything back.
           const job = batch[0]!;
-          outcomes.push({ ok: true, value: await running.run(tx, () => job.fn(tx, job.changes)) });
+          outcomes.push({ ok: true, value: await job.fn(tx, job.changes) });
           return;
         }
         for (const job of batch) {
           await tx.savepoint('job');
           try {
-            const value = await running.run(tx, () => job.fn(tx, job.changes));
+            const value = await job.fn(tx, job.changes);
             await tx.release('job');
             outcomes.push({ ok: true, value });
           } catch (error) {

@@ -64,7 +64,14 @@ function sameValue(a: unknown, b: unknown): boolean {
 /** Runs a job on the writer; maps SQL failures and fires the table's after*Error hook. */
 async function submit<T>(rt: Runtime, o: WriteOptions, onError: ((err: Error) => Promise<void>) | undefined, job: (tx: Tx, changes: Change[]) => Promise<T>): Promise<T> {
   try {
-    return await rt.writer.submit(job);
+    return await rt.writer.submit(async (tx, changes) => {
+      o.scope.writeTx = tx;
+      try {
+        return await job(tx, changes);
+      } finally {
+        o.scope.writeTx = undefined;
+      }
+    });
   } catch (err) {
     o.scope.failed();
     if (!(err instanceof SqlFailure)) throw err;
