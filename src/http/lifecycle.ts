@@ -14,7 +14,7 @@ import { admitCaller } from '../pipeline/index.js';
 import { jsonBody } from './body.js';
 import type { RequestContext } from './context.js';
 import { replyKind, type DeclaredRoute, type EarlyRequest, type Reply } from './declare.js';
-import { sendData, sendDataCapped, sendNoContent, setHeaders } from './respond.js';
+import { sendData, sendDataCapped, sendNoContent } from './respond.js';
 import type { Services } from './services.js';
 import { responseSink } from './sink.js';
 
@@ -22,29 +22,18 @@ type Json = Record<string, unknown>;
 
 export async function runRoute(route: DeclaredRoute, ctx: RequestContext, s: Services): Promise<void> {
   const d = route.declaration;
-  const readJson = () => jsonBody(ctx.req, ctx.search, s.config.maxBodyBytes);
   const isJson = d.body !== undefined && d.body !== 'none' && d.body !== 'raw';
-  let body: Json | undefined = typeof d.rateLimit === 'function' && isJson ? await readJson() : undefined;
-  // The query is decoded only when asked for: on GET /db the search is the URL-encoded `?body=`,
-  // already decoded once by jsonBody, and most routes never read the query.
-  let query: Record<string, string> | undefined;
-  const queryNow = () => (query ??= queryOf(ctx.search));
-  const early: EarlyRequest = {
-    body,
-    params: ctx.params,
-    get query() {
-      return queryNow();
-    },
-  };
+  let body: Json | undefined = typeof d.rateLimit === 'function' && isJson ? await jsonBody(ctx.req, ctx.search, s.config.maxBodyBytes) : undefined;
+  const early = new Early(body, ctx.params, ctx.search);
   const key = typeof d.rateLimit === 'function' ? d.rateLimit(early, s) : (d.rateLimit ?? null);
   const caller = { ip: ctx.ip, authorization: ctx.req.headers.authorization };
-  const jwt = await admitCaller(s.rt, caller, key, d.access, (headers) => setHeaders(ctx.res, headers)); // 1–2
+  const jwt = await admitCaller(s.rt, caller, key, d.access, ctx.res); //                      1–2
   if (d.rule && (await d.rule(jwt, s, early)) !== true) throw new ApiError('FORBIDDEN');
-  if (isJson && body === undefined) body = await readJson(); //                               3
+  if (isJson && body === undefined) body = await jsonBody(ctx.req, ctx.search, s.config.maxBodyBytes); // 3
   const v = route.validate;
   const input = {
     body: v.body ? v.body(body) : body,
-    query: v.query ? v.query(queryNow()) : NO_QUERY,
+    query: v.query ? v.query(early.query) : NO_QUERY,
     params: v.params ? v.params(ctx.params) : ctx.params,
     jwt,
     ip: ctx.ip,
@@ -58,6 +47,25 @@ export async function runRoute(route: DeclaredRoute, ctx: RequestContext, s: Ser
 }
 
 const NO_QUERY = Object.freeze({});
+
+/**
+ * What a rate-limit key or a rule sees before stage 3, the query decoded on first read. A class,
+ * not an object literal with a getter (and no per-request closures in runRoute): with the literal,
+ * V8 promoted each request's objects to the old generation on the bench's get-by-id (measured with
+ * --trace-gc: scavenges 1 → 5 ms, the old generation growing ~2 MB per scavenge until a full
+ * collection, and 40% fewer requests per second).
+ */
+class Early implements EarlyRequest {
+  #query: Record<string, string> | undefined;
+  constructor(
+    readonly body: Json | undefined,
+    readonly params: Readonly<Record<string, string>>,
+    readonly search: string,
+  ) {}
+  get query(): Record<string, string> {
+    return (this.#query ??= queryOf(this.search));
+  }
+}
 
 function queryOf(search: string): Record<string, string> {
   const out: Record<string, string> = {};

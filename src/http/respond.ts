@@ -52,8 +52,3 @@ export function sendError(res: ServerResponse, err: ApiError, bodyDone?: Promise
   }
   sendJson(res, err.status, JSON.stringify(err.toJSON()), err.headers, bodyDone);
 }
-
-/** Sets headers now, so that whatever answer follows (data or error) carries them. */
-export function setHeaders(res: ServerResponse, headers: Record<string, string>): void {
-  for (const k in headers) res.setHeader(k, headers[k]!);
-}

@@ -21,12 +21,17 @@ export interface Caller {
   readonly authorization: string | undefined;
 }
 
-/** `onLimited` receives the RateLimit-* headers at once, so every later answer carries them. */
-export async function admitCaller(rt: Runtime, caller: Caller, key: RateLimitKey | null, access: Access, onLimited: (headers: Record<string, string>) => void): Promise<Jwt | null> {
+/** Where the RateLimit-* headers go (the HTTP response satisfies it). */
+export interface HeaderSink {
+  setHeader(name: string, value: string): unknown;
+}
+
+/** The RateLimit-* headers are set on `answer` at once, so every later answer carries them. */
+export async function admitCaller(rt: Runtime, caller: Caller, key: RateLimitKey | null, access: Access, answer: HeaderSink): Promise<Jwt | null> {
   if (key) {
     const limited = enforceRateLimit(rt, caller.ip, key); //                                 1
     const headers = limited instanceof Promise ? await limited : limited;
-    if (headers) onLimited(headers);
+    if (headers) for (const k in headers) answer.setHeader(k, headers[k]!);
   }
   if (access === 'public') return null; //                                                  2
   const jwt = await rt.tokens.verify(caller.authorization);

@@ -20,7 +20,7 @@ import type { Row } from '../storage/plan.js';
 import { runAfterHook } from './execute/hooks.js';
 import { createRows } from './execute/writes.js';
 
-export { admitCaller, type Access, type Caller } from './admit.js';
+export { admitCaller, type Access, type Caller, type HeaderSink } from './admit.js';
 export { rateLimitKey, type RateLimitKey } from './rate-limit.js';
 
 export interface PipelineResult {
