@@ -56,7 +56,7 @@ function parseJson(text: string, where: string): Record<string, unknown> {
 }
 
 /** The JSON of a GET's `body` query parameter; undefined when absent. */
-function queryBody(search: string): Record<string, unknown> | undefined {
+export function queryBody(search: string): Record<string, unknown> | undefined {
   if (!search) return undefined;
   const raw = new URLSearchParams(search).get('body');
   if (raw === null) return undefined;

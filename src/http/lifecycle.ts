@@ -11,7 +11,7 @@
  */
 import { ApiError } from '../core/errors.js';
 import { admitCaller } from '../pipeline/index.js';
-import { jsonBody } from './body.js';
+import { jsonBody, queryBody } from './body.js';
 import type { RequestContext } from './context.js';
 import { replyKind, type DeclaredRoute, type EarlyRequest, type Reply } from './declare.js';
 import { sendData, sendDataCapped, sendNoContent } from './respond.js';
@@ -23,7 +23,7 @@ type Json = Record<string, unknown>;
 export async function runRoute(route: DeclaredRoute, ctx: RequestContext, s: Services): Promise<void> {
   const d = route.declaration;
   const isJson = d.body !== undefined && d.body !== 'none' && d.body !== 'raw';
-  let body: Json | undefined = typeof d.rateLimit === 'function' && isJson ? await jsonBody(ctx.req, ctx.search, s.config.maxBodyBytes) : undefined;
+  let body: Json | undefined = typeof d.rateLimit === 'function' && isJson ? (queryBodyOf(ctx) ?? (await jsonBody(ctx.req, ctx.search, s.config.maxBodyBytes))) : undefined;
   const early = new Early(body, ctx.params, ctx.search);
   const key = typeof d.rateLimit === 'function' ? d.rateLimit(early, s) : (d.rateLimit ?? null);
   const caller = { ip: ctx.ip, authorization: ctx.req.headers.authorization };
@@ -43,7 +43,13 @@ export async function runRoute(route: DeclaredRoute, ctx: RequestContext, s: Ser
     source: d.body === 'raw' ? ctx.req : undefined,
   };
   const out = await d.handler(input as never, s); //                                         4
-  await answer(ctx, out, d.capped, s.config.maxResponseBytes);
+  const streaming = answer(ctx, out, d.capped, s.config.maxResponseBytes);
+  if (streaming) await streaming;
+}
+
+/** A GET's `?body=` parsed without a promise (every GET /db request); undefined otherwise. */
+function queryBodyOf(ctx: RequestContext): Json | undefined {
+  return ctx.req.method === 'GET' ? queryBody(ctx.search) : undefined;
 }
 
 const NO_QUERY = Object.freeze({});
@@ -74,7 +80,8 @@ function queryOf(search: string): Record<string, string> {
   return out;
 }
 
-async function answer(ctx: RequestContext, out: unknown, capped: 'list' | 'one' | undefined, maxResponseBytes: number): Promise<void> {
+/** Writes the answer; only a stream answers a promise (its start), the rest are sent at once. */
+function answer(ctx: RequestContext, out: unknown, capped: 'list' | 'one' | undefined, maxResponseBytes: number): void | Promise<void> {
   const { res } = ctx;
   const r = out as Reply & Record<string, never>;
   switch (replyKind(out)) {

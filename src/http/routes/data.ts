@@ -14,31 +14,26 @@ import { collectionOrThrow } from '../../pipeline/resolve.js';
 import { defineRoute, modelSchema, noContent, type EarlyRequest, type Method, type ResponseSpec, type RouteInput } from '../declare.js';
 
 /** Resolves the table (400 missing, 404 unknown); custom: a view is 403, an unregistered name 404. */
-function operationOf(model: ProjectModel, op: DataOp, body: Record<string, unknown>, params: Readonly<Record<string, string>>, caller: { ip: string; authorization: string | undefined }): Operation {
+function targetOf(model: ProjectModel, op: DataOp, body: Record<string, unknown>, params: Readonly<Record<string, string>>): Pick<Operation, 'op' | 'collection' | 'custom'> {
   const collection = collectionOrThrow(model, body.table);
-  let custom: string | undefined;
-  if (op === 'custom' || op === 'customMany') {
-    custom = params.name!;
-    // Views: 403 before the registry (SPEC §13.7). Tables: an unregistered name is 404 before
-    // rate limiting, so unknown names cost no counter (seed, data operations rule 1).
-    if (collection.kind === 'view') throw new ApiError('FORBIDDEN');
-    if (!Object.hasOwn(collection.rules?.custom ?? {}, custom)) throw new ApiError('NOT_FOUND', `No custom operation named "${custom.slice(0, 64)}"`);
-  }
-  return { op, collection, body, authorization: caller.authorization, jwt: null, ip: caller.ip, custom };
+  if (op !== 'custom' && op !== 'customMany') return { op, collection, custom: undefined };
+  const custom = params.name!;
+  // Views: 403 before the registry (SPEC §13.7). Tables: an unregistered name is 404 before
+  // rate limiting, so unknown names cost no counter (seed, data operations rule 1).
+  if (collection.kind === 'view') throw new ApiError('FORBIDDEN');
+  if (!Object.hasOwn(collection.rules?.custom ?? {}, custom)) throw new ApiError('NOT_FOUND', `No custom operation named "${custom.slice(0, 64)}"`);
+  return { op, collection, custom };
 }
 
-const NO_CALLER = { ip: '', authorization: undefined };
-
 /** Step 1's key for a data or stream route: the table and operation the body names. */
-export const dataKey = (op: DataOp) => (early: EarlyRequest, s: { rt: { model: ProjectModel } }) => rateLimitKey(operationOf(s.rt.model, op, early.body!, early.params, NO_CALLER));
+export const dataKey = (op: DataOp) => (early: EarlyRequest, s: { rt: { model: ProjectModel } }) => rateLimitKey(targetOf(s.rt.model, op, early.body!, early.params));
 
 type DataInput = RouteInput<Record<string, unknown>, unknown, Readonly<Record<string, string>>>;
 
 /** The Operation a handler hands the pipeline, with the token steps 1–2 verified. */
 export function operationFor(model: ProjectModel, op: DataOp, input: DataInput): Operation {
-  const o = operationOf(model, op, input.body, input.params, { ip: input.ip, authorization: input.headers.authorization as string | undefined });
-  o.jwt = input.jwt;
-  return o;
+  const { collection, custom } = targetOf(model, op, input.body, input.params);
+  return { op, collection, body: input.body, authorization: input.headers.authorization as string | undefined, jwt: input.jwt, ip: input.ip, custom };
 }
 
 const CustomName = Type.Object({ name: Type.String({ 'x-tablebase-model': 'CustomName', maxLength: 256 }) });

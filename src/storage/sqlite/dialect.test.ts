@@ -1,7 +1,7 @@
 /** Text matching on SQLite agrees with JavaScript's includes/startsWith/endsWith (SPEC §4) and stays cheap. */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { sqliteDialect } from './dialect.js';
+import { sqliteDialect, usesTextMatch } from './dialect.js';
 
 const db = new Database(':memory:');
 db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT)');
@@ -33,5 +33,26 @@ describe('sqlite textMatch', () => {
       expect(sql).not.toMatch(/GLOB|LIKE|OR 1=1/);
     }
     expect(params).toContain("x' OR 1=1 --");
+  });
+});
+
+describe('usesTextMatch (which reads go to the worker pool)', () => {
+  const where = (op: 'contains' | 'startsWith' | 'endsWith') => sqliteDialect.textMatch(op, '"s"', 'x', () => '?');
+
+  it('finds every text match the dialect writes, wherever it sits in the SQL', () => {
+    for (const op of ['contains', 'startsWith', 'endsWith'] as const) {
+      expect(usesTextMatch(`SELECT * FROM t WHERE ${where(op)}`)).toBe(true);
+      expect(usesTextMatch(`SELECT * FROM t WHERE "n" = ? AND ${where(op)} ORDER BY "id"`)).toBe(true);
+    }
+  });
+
+  it('finds a match after an earlier "str(" that is not one (a quoted column name)', () => {
+    expect(usesTextMatch(`SELECT "mystr(" FROM t WHERE ${where('contains')}`)).toBe(true);
+    expect(usesTextMatch(`SELECT "mystr(" FROM t WHERE ${where('endsWith')}`)).toBe(true);
+  });
+
+  it('keeps other reads on the main thread', () => {
+    expect(usesTextMatch('SELECT "id", "title" FROM "items" WHERE "id" = ? ORDER BY "id" ASC LIMIT 1')).toBe(false);
+    expect(usesTextMatch('SELECT COUNT(*) AS n FROM "items"')).toBe(false);
   });
 });

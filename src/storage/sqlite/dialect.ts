@@ -23,7 +23,9 @@ function codePoints(s: string): number {
  * its reads there too: slower, never wrong.
  */
 export function usesTextMatch(sql: string): boolean {
-  return sql.includes('instr(') || sql.includes('substr(');
+  // One scan for what both share; it runs on every read and almost never finds anything.
+  const at = sql.indexOf('str(');
+  return at >= 0 && (sql.includes('instr(', at - 2) || sql.includes('substr(', at - 3));
 }
 
 export const sqliteDialect: Dialect = Object.freeze({
