@@ -36,16 +36,14 @@ import { decodeJwt, SignJWT } from 'jose';
 import { AccessTokens } from '../src/auth/jwt.js';
 import { ARGON2_PARAMS } from '../src/auth/passwords.js';
 import { RevocationList } from '../src/auth/revocation.js';
-import { load, ROOT, startProcess, type Load } from './lib.js';
+import { cpuSeconds, load, ROOT, startProcess, type Load } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-/** USER_HZ: /proc reports CPU time in these ticks (100 on every Linux port in use). */
-const CLOCK_TICKS = 100;
 const PASSWORD = 'bench password 1';
 
 /** A measured load: req/s over wall time, operations done, and their CPU seconds (NaN where unknown). */
-interface Run extends Load {
+interface Run extends Omit<Load, 'total'> {
   ops: number;
   cpu: number;
   /** CPU seconds of the JavaScript thread alone (the rest is the thread pool, GC and I/O threads). */
@@ -90,17 +88,6 @@ const watchdog = setTimeout(() => {
 const env = { JWT_SECRET: randomBytes(32).toString('hex'), PASSWORD_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'warn' };
 const data = mkdtempSync(join(tmpdir(), 'tb-bench-auth-'));
 const server = await startProcess(['bin/tablebase.mjs', 'serve', '--project', 'bench/projects/auth', '--data', data, '--host', '127.0.0.1', '--port', '{port}'], env);
-
-/** CPU seconds (user + system) a process (all threads), or one of its threads, has used, from /proc (Linux); else NaN. */
-function cpuSeconds(pid: number, thread?: number): number {
-  try {
-    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // f[0] is field 3 (state)
-    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS; // fields 14 utime, 15 stime
-  } catch {
-    return NaN;
-  }
-}
 
 /** autocannon against the server, with the server's CPU seconds over the same window. */
 async function serverLoad(opts: Parameters<typeof load>[0]): Promise<Run> {

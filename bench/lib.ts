@@ -2,6 +2,7 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 
@@ -35,13 +36,13 @@ export interface Started {
   stop(): void;
 }
 
-export async function startProcess(args: string[], env: Record<string, string> = {}): Promise<Started> {
+export async function startProcess(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<Started> {
   const port = await freePort();
   const proc = spawn(
     process.execPath,
     args.map((a) => a.replace('{port}', String(port))),
     {
-      cwd: ROOT,
+      cwd,
       env: { ...process.env, JWT_SECRET: randomBytes(32).toString('hex'), PASSWORD_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -54,15 +55,37 @@ export async function startProcess(args: string[], env: Record<string, string> =
   return { base, proc, stop: () => proc.kill('SIGKILL') };
 }
 
+/**
+ * CPU seconds (user + system) a process (all its threads), or one of its threads, has used, from
+ * /proc on Linux; NaN elsewhere. CPU per request is steadier than req/s on a shared machine: it
+ * does not move when another process takes a core for a while.
+ */
+export function cpuSeconds(pid: number | undefined, thread?: number): number {
+  try {
+    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // f[0] is field 3 (state)
+    return (Number(f[11]) + Number(f[12])) / 100; // fields 14 utime, 15 stime, in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
 export interface Load {
   rps: number;
   p99: number;
   non2xx: number;
+  /** Requests completed. */
+  total: number;
 }
 
 export async function load(opts: autocannon.Options): Promise<Load> {
   const r = await autocannon({ ...opts, duration: opts.duration ?? Number(process.env.BENCH_SECONDS ?? 8) });
-  return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx + r.errors };
+  return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx + r.errors, total: r.requests.total };
 }
 
 export function row(name: string, base: Load, ours: Load): string {
