@@ -27,7 +27,8 @@ export async function runRoute(route: DeclaredRoute, ctx: RequestContext, s: Ser
   const early = new Early(body, ctx.params, ctx.search);
   const key = typeof d.rateLimit === 'function' ? d.rateLimit(early, s) : (d.rateLimit ?? null);
   const caller = { ip: ctx.ip, authorization: ctx.req.headers.authorization };
-  const jwt = await admitCaller(s.rt, caller, key, d.access, ctx.res); //                      1–2
+  const admitted = admitCaller(s.rt, caller, key, d.access, ctx.res); //                   1–2
+  const jwt = admitted instanceof Promise ? await admitted : admitted;
   if (d.rule && (await d.rule(jwt, s, early)) !== true) throw new ApiError('FORBIDDEN');
   if (isJson && body === undefined) body = await jsonBody(ctx.req, ctx.search, s.config.maxBodyBytes); // 3
   const v = route.validate;
