@@ -186,6 +186,8 @@ export interface DeclaredRoute {
   readonly path: string;
   readonly family: Family;
   readonly summary: string;
+  /** `GET /db/list`: how metrics, logs and the dashboard name the route (built once, not per request). */
+  readonly label: string;
   readonly declaration: RouteDeclaration;
   readonly validate: { readonly body?: Validator; readonly query?: Validator; readonly params?: Validator };
 }
@@ -209,7 +211,7 @@ export function defineRoute<B extends BodySpec = 'none', Q extends TSchema | und
     query: d.query ? compileValidator(d.query, 'query:') : undefined,
     params: d.params ? compileValidator(d.params, 'path:') : undefined,
   };
-  return Object.freeze({ method: d.method, path: d.path, family: d.family, summary: d.summary, declaration: d as unknown as RouteDeclaration, validate: Object.freeze(validate) });
+  return Object.freeze({ method: d.method, path: d.path, family: d.family, summary: d.summary, label: `${d.method} ${d.path}`, declaration: d as unknown as RouteDeclaration, validate: Object.freeze(validate) });
 }
 
 export { isModelSchema };

@@ -51,7 +51,7 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
     if (applyCors(app.corsOrigins, req, res)) return;
     const m = app.router.match(req.method ?? 'GET', path);
     if (!m) throw new ApiError('NOT_FOUND', 'No such route');
-    route = `${m.route.method} ${m.route.path}`;
+    route = m.route.label;
     ip = app.clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
     await runRoute(m.route, { req, res, services: app.services, path, search, params: m.params, ip, requestId }, app.services);
   } catch (err) {
