@@ -211,7 +211,15 @@ export function defineRoute<B extends BodySpec = 'none', Q extends TSchema | und
     query: d.query ? compileValidator(d.query, 'query:') : undefined,
     params: d.params ? compileValidator(d.params, 'path:') : undefined,
   };
-  return Object.freeze({ method: d.method, path: d.path, family: d.family, summary: d.summary, label: `${d.method} ${d.path}`, declaration: d as unknown as RouteDeclaration, validate: Object.freeze(validate) });
+  return Object.freeze({
+    method: d.method,
+    path: d.path,
+    family: d.family,
+    summary: d.summary,
+    label: `${d.method} ${d.path}`,
+    declaration: d as unknown as RouteDeclaration,
+    validate: Object.freeze(validate),
+  });
 }
 
 export { isModelSchema };
