@@ -48,7 +48,7 @@ export interface SessionData {
 /**
  * How a test reads an answer's JSON unless it asks `call<T>` for a precise shape: the SPEC §2
  * envelope, `data` (a row, a page of rows, a list of rows or a session) or `error`. A real answer
- * carries one of each; all are declared so a test reads the one it expects without narrowing first.
+ * carries only one of these; all are declared so a test reads the one it expects without narrowing.
  */
 export interface Envelope {
   data: Row & Row[] & { items: Row[] } & SessionData;
