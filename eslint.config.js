@@ -2,44 +2,32 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-export default tseslint.config(
-  { ignores: ['node_modules/', '**/.tablebase/', 'coverage/', '**/tablebase-client.ts'] },
-  js.configs.recommended,
-  ...tseslint.configs.recommended,
-  {
-    languageOptions: {
-      globals: {
-        process: 'readonly',
-        console: 'readonly',
-        Buffer: 'readonly',
-        setTimeout: 'readonly',
-        clearTimeout: 'readonly',
-        setInterval: 'readonly',
-        clearInterval: 'readonly',
-        setImmediate: 'readonly',
-        queueMicrotask: 'readonly',
-        URL: 'readonly',
-        URLSearchParams: 'readonly',
-        fetch: 'readonly',
-        performance: 'readonly',
-        TextDecoder: 'readonly',
-        TextEncoder: 'readonly',
-        AbortController: 'readonly',
-        structuredClone: 'readonly',
-      },
-    },
-    rules: {
-      // No `any` (issue #10 item 6): use generics or `unknown` and narrow. Erased shapes are `AnyTable`,
-      // `AnyView` and `UntypedRow` (src/define); a deliberate exception carries an eslint-disable with its reason.
-      '@typescript-eslint/no-explicit-any': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+export default tseslint.config({ ignores: ['node_modules/', '**/.tablebase/', 'coverage/', '**/tablebase-client.ts'] }, js.configs.recommended, ...tseslint.configs.recommended, {
+  languageOptions: {
+    globals: {
+      process: 'readonly',
+      console: 'readonly',
+      Buffer: 'readonly',
+      setTimeout: 'readonly',
+      clearTimeout: 'readonly',
+      setInterval: 'readonly',
+      clearInterval: 'readonly',
+      setImmediate: 'readonly',
+      queueMicrotask: 'readonly',
+      URL: 'readonly',
+      URLSearchParams: 'readonly',
+      fetch: 'readonly',
+      performance: 'readonly',
+      TextDecoder: 'readonly',
+      TextEncoder: 'readonly',
+      AbortController: 'readonly',
+      structuredClone: 'readonly',
     },
   },
-  {
-    // Older tests and benchmarks read JSON answers as `any`; visible as warnings until converted
-    // (test/types stays strict). New test code should use `unknown` or the helpers' typed answers.
-    files: ['test/**', 'bench/**'],
-    ignores: ['test/types/**'],
-    rules: { '@typescript-eslint/no-explicit-any': 'warn' },
+  rules: {
+    // No `any` (issue #10 item 6): use generics or `unknown` and narrow. Erased shapes are `AnyTable`,
+    // `AnyView` and `UntypedRow` (src/define); a deliberate exception carries an eslint-disable with its reason.
+    '@typescript-eslint/no-explicit-any': 'error',
+    '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
   },
-);
+});

@@ -97,11 +97,11 @@ async function serverLoad(opts: Parameters<typeof load>[0]): Promise<Run> {
   return { ...l, ops: l.rps * SECONDS, cpu: cpuSeconds(pid) - before, mainCpu: cpuSeconds(pid, pid) - mainBefore };
 }
 
-async function post(path: string, body: unknown): Promise<any> {
+async function post<T = unknown>(path: string, body: unknown): Promise<T> {
   const r = await fetch(`${server.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
   const text = await r.text(); // the auth routes' "200, empty body" has none
-  return text ? (JSON.parse(text) as { data: unknown }).data : undefined;
+  return text ? (JSON.parse(text) as { data: T }).data : (undefined as T);
 }
 
 async function raw(concurrency: number): Promise<Run> {
@@ -202,7 +202,7 @@ async function spend(path: string, bodies: string[], c: number): Promise<Run> {
     url: `${server.base}${path}`,
     connections: c,
     amount: bodies.length,
-    requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req: any) => ({ ...req, body: bodies[n++ % bodies.length] }) }],
+    requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: bodies[n++ % bodies.length] }) }],
   });
   const ops = r.requests.total;
   return { rps: ops / (r.duration || 1), p99: r.latency.p99, non2xx: r.non2xx + r.errors, ops, cpu: cpuSeconds(pid) - before, mainCpu: cpuSeconds(pid, pid) - mainBefore };
@@ -254,7 +254,7 @@ async function passwordless(pool: number): Promise<void> {
 
 try {
   const email = 'bench@example.com';
-  const { accessToken } = await post('/auth/sign-up', { type: 'signUp', table: 'users', email, password: PASSWORD });
+  const { accessToken } = await post<{ accessToken: string }>('/auth/sign-up', { type: 'signUp', table: 'users', email, password: PASSWORD });
   if (process.env.BENCH_PASSWORDLESS_ONLY === '1') {
     await passwordless(Number(process.env.BENCH_POOL ?? 2000));
     console.log(`\n${lines.join('\n')}`);
@@ -264,8 +264,8 @@ try {
   }
   const ids: string[] = [];
   for (let i = 0; i < 1000; i += 500) {
-    const rows = await post('/db/many', { table: 'items', objects: Array.from({ length: 500 }, (_, j) => ({ title: `item ${i + j}`, n: i + j })) });
-    ids.push(...rows.map((r: { id: string }) => r.id));
+    const rows = await post<{ id: string }[]>('/db/many', { table: 'items', objects: Array.from({ length: 500 }, (_, j) => ({ title: `item ${i + j}`, n: i + j })) });
+    ids.push(...rows.map((r) => r.id));
   }
   report('| scenario | baseline req/s | p99 ms | per CPU-s | tablebase req/s | p99 ms | per CPU-s | ratio req/s | ratio per CPU-s | target (req/s, per CPU-s) | non-2xx |');
   report('|---|---|---|---|---|---|---|---|---|---|---|');
@@ -281,7 +281,7 @@ try {
       connections: c,
       requests: [
         {
-          setupRequest: (req: any) => {
+          setupRequest: (req) => {
             const h = header();
             return { ...req, headers: { ...req.headers, ...(h ? { [h[0]]: h[1] } : {}) }, path: randomGet() };
           },

@@ -75,7 +75,7 @@ async function measure(table: string, ids: string[], manyClients: boolean): Prom
     duration: SECONDS,
     requests: [
       {
-        setupRequest: (req: any) => {
+        setupRequest: (req) => {
           const n = i++;
           const c = n % CLIENTS;
           const headers = manyClients ? { ...req.headers, 'x-forwarded-for': `10.0.${c >> 8}.${c & 255}` } : req.headers;

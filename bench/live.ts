@@ -58,14 +58,21 @@ function cleanup(): void {
   rmSync(data, { recursive: true, force: true });
 }
 
+/** The parts of /dashboard/metrics this bench reads. */
+interface Metrics {
+  memory: { rssBytes: number; heapUsedBytes: number };
+  tables: Record<string, number>;
+  streams: { open: number };
+}
+
 let seq = 0;
-const waiting = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void }>();
+const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
 function call<T>(cmd: string, args: Record<string, unknown> = {}, timeoutMs = 180_000): Promise<T> {
   const id = ++seq;
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`client command ${cmd} timed out`)), timeoutMs);
     waiting.set(id, {
-      resolve: (v) => (clearTimeout(timer), resolve(v)),
+      resolve: (v) => (clearTimeout(timer), resolve(v as T)),
       reject: (e) => (clearTimeout(timer), reject(e)),
     });
     client!.send({ id, cmd, ...args });
@@ -95,12 +102,12 @@ async function main(): Promise<void> {
   const pid = server.proc.pid!;
   const port = Number(new URL(server.base).port);
   const signIn = await fetch(`${server.base}/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'signIn', table: 'admins', ...ADMIN }) });
-  const token = ((await signIn.json()) as any).data.accessToken as string;
-  const metrics = async (): Promise<any> => {
+  const token = ((await signIn.json()) as { data: { accessToken: string } }).data.accessToken;
+  const metrics = async (): Promise<Metrics> => {
     // A pooled keep-alive socket the server just timed out can fail once; ask again.
     for (let attempt = 1; ; attempt++) {
       try {
-        return ((await (await fetch(`${server!.base}/dashboard/metrics`, { headers: { authorization: `Bearer ${token}` } })).json()) as any).data;
+        return ((await (await fetch(`${server!.base}/dashboard/metrics`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: Metrics }).data;
       } catch (err) {
         if (attempt >= 3) throw err;
       }

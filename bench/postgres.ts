@@ -5,6 +5,7 @@
  * p50/p99 for 1,000 writes (two nodes, PostgreSQL + Redis; target p99 < 100 ms). Short runs:
  * BENCH_SECONDS (default 5) per scenario, c=50 only; every database is fresh and dropped after.
  */
+import type { Request } from 'autocannon';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,10 +39,10 @@ async function seed(url: string, raw: boolean): Promise<string[]> {
   for (let i = 0; i < SEED; i += 500) {
     const objects = Array.from({ length: 500 }, (_, j) => ({ title: `item ${i + j}`, n: i + j }));
     if (raw) {
-      for (const o of objects) ids.push(((await (await fetch(`${url}/db`, { method: 'POST', body: JSON.stringify({ table: 'items', object: o }) })).json()) as any).data.id);
+      for (const o of objects) ids.push(((await (await fetch(`${url}/db`, { method: 'POST', body: JSON.stringify({ table: 'items', object: o }) })).json()) as { data: { id: string } }).data.id);
     } else {
       const r = await fetch(`${url}/db/many`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ table: 'items', objects }) });
-      ids.push(...((await r.json()) as any).data.map((x: any) => x.id));
+      ids.push(...((await r.json()) as { data: { id: string }[] }).data.map((x) => x.id));
     }
   }
   return ids;
@@ -53,7 +54,7 @@ const scenarios = [
     name: 'get by id',
     opts: (url: string, ids: string[]) => ({
       url,
-      requests: [{ setupRequest: (req: any) => ({ ...req, path: `/db?body=${q({ table: 'items', where: { id: { eq: ids[Math.floor(Math.random() * ids.length)] } } })}` }) }],
+      requests: [{ setupRequest: (req: Request) => ({ ...req, path: `/db?body=${q({ table: 'items', where: { id: { eq: ids[Math.floor(Math.random() * ids.length)] } } })}` }) }],
     }),
   },
   {

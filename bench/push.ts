@@ -110,9 +110,9 @@ const server: Started = await startProcess(
   },
 );
 
-const json = async (method: string, path: string, body: unknown, token?: string) => {
+const json = async <T = unknown>(method: string, path: string, body: unknown, token?: string) => {
   const r = await fetch(server.base + path, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
-  const j = (await r.json().catch(() => ({}))) as { data?: any };
+  const j = (await r.json().catch(() => ({}))) as { data?: T };
   if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(j)}`);
   return j.data;
 };
@@ -122,7 +122,8 @@ const cpuSeconds = () => {
   const fields = readFileSync(`/proc/${server.proc.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 };
-const signUp = async (name: string) => json('POST', '/auth/sign-up', { type: 'signUp', table: 'users', email: `${name}@bench.example`, password: 'bench password 1' });
+const signUp = async (name: string) =>
+  (await json<{ accessToken: string; user: { id: string } }>('POST', '/auth/sign-up', { type: 'signUp', table: 'users', email: `${name}@bench.example`, password: 'bench password 1' }))!;
 
 /** Registers `bodies` for the user, 16 at a time. */
 async function registerAll(token: string, bodies: unknown[]): Promise<void> {

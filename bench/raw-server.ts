@@ -23,10 +23,15 @@ const list = (limit: number) => {
 const count = db.prepare('SELECT COUNT(*) AS n FROM items');
 const get = db.prepare(`SELECT ${cols} FROM items WHERE id = ? ORDER BY id ASC LIMIT 1`);
 const insert = db.prepare(`INSERT INTO items (id, title, n, done, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${cols}`);
-const fix = (r: any) => ((r.done = r.done === 1), r);
+/** SQLite stores `done` as 0/1; the API answers a boolean. */
+const fix = (r: unknown) => {
+  const row = r as { done: unknown };
+  row.done = row.done === 1;
+  return row;
+};
 
 serveRaw(Number(portArg), {
-  list: (limit) => ({ items: list(limit).all().map(fix), total: (count.get() as any).n }),
+  list: (limit) => ({ items: list(limit).all().map(fix), total: (count.get() as { n: number }).n }),
   get: (id) => fix(get.get(id)),
   create: (r) => fix(insert.get(r.id, r.title, r.n, 0, r.now, r.now)),
 });

@@ -29,7 +29,7 @@ function expectAckOrFull(r: Reply, what: string): void {
 async function countIds(s: TestServer, table: string, ids: string[]): Promise<number> {
   let n = 0;
   for (let i = 0; i < ids.length; i += 500) {
-    const r = await s.call('GET', '/db/count', { table, where: { id: { in: ids.slice(i, i + 500) } } });
+    const r = await s.call<{ data: number }>('GET', '/db/count', { table, where: { id: { in: ids.slice(i, i + 500) } } });
     expect(r.status, r.text).toBe(200);
     n += r.json.data;
   }
@@ -93,7 +93,7 @@ describe('a flood of large create-many requests on the conformance `big` table',
     let audits = 0;
     let failed = 0;
     for (;;) {
-      audits = (await s.call('GET', '/db/count', { table: 'audit', where: { ref: { in: ids } } })).json.data;
+      audits = (await s.call<{ data: number }>('GET', '/db/count', { table: 'audit', where: { ref: { in: ids } } })).json.data;
       const lines = s
         .log()
         .split('\n')

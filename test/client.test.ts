@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientFolder, typecheck } from '../src/client/typecheck.js';
-import { ROOT, startServer, type TestServer } from './helpers/server.js';
+import { ROOT, startServer, type Row, type TestServer } from './helpers/server.js';
 
 /** Runs with the generated client; every line is type-checked before it runs. */
 const USAGE = `import { createClient, TablebaseError, type Page, type TasksRow } from './tablebase-client.js';
@@ -83,7 +83,12 @@ describe('tablebase gen client', () => {
 
 describe('the generated client against a running server', () => {
   let s: TestServer;
-  let usage: { crud: (base: string, marker: string) => Promise<any>; live: (base: string, marker: string) => Promise<any> };
+  /** What the generated usage.ts answers (read here without the generated types). */
+  type Page = { items: Row[]; total: number };
+  let usage: {
+    crud: (base: string, marker: string) => Promise<{ created: Row; page: Page; count: number; fetched: Row; error: { details: unknown } }>;
+    live: (base: string, marker: string) => Promise<{ first: Page; second: Page; made: Row; afterDone: boolean }>;
+  };
   beforeAll(async () => {
     s = await startServer();
     usage = await import(pathToFileURL(join(dir, 'usage.ts')).href);
@@ -110,7 +115,7 @@ describe('the generated client against a running server', () => {
     const r = await usage.live(s.base, marker);
     expect(r.first).toEqual({ items: [], total: 0 });
     expect(r.second.total).toBe(1);
-    expect(r.second.items.map((t: { id: string }) => t.id)).toEqual([r.made.id]);
+    expect(r.second.items.map((t) => t.id)).toEqual([r.made.id]);
     expect(r.afterDone).toBe(true);
   });
 });

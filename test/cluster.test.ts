@@ -9,8 +9,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../src/storage/postgres/test-database.js';
 import { until, pause } from './helpers/poll.js';
-import { bearer, freePort, secret, startServer, type TestServer } from './helpers/server.js';
-import { openStream } from './helpers/stream-client.js';
+import { bearer, freePort, secret, startServer, type Envelope, type TestServer } from './helpers/server.js';
+import { openStream, type Frame } from './helpers/stream-client.js';
 
 /** A TCP relay to the real Redis that can be cut (every socket reset) and restored. */
 async function redisRelay(port: number) {
@@ -66,11 +66,13 @@ afterAll(async () => {
 });
 
 const create = async (s: TestServer, title: string) => {
-  const r = await s.call('POST', '/db', { table: 'events', object: { title } });
+  const r = await s.call<{ data: { id: string; title: string } }>('POST', '/db', { table: 'events', object: { title } });
   expect(r.status, r.text).toBe(200);
-  return r.json.data as { id: string; title: string };
+  return r.json.data;
 };
-const ids = (f: { json: any }) => (f.json.data.items as { id: string }[]).map((r) => r.id);
+const ids = (f: { json: Envelope }) => f.json.data.items.map((r) => r.id);
+/** A count stream's payload. */
+const counted = (f: Frame): unknown => f.json.data;
 
 describe('two nodes, one deployment', { timeout: 60_000 }, () => {
   it('a stream on B sees a write on A, and a stream on A a write on B', async () => {
@@ -115,9 +117,9 @@ describe('two nodes, one deployment', { timeout: 60_000 }, () => {
   it('runs each cron tick once across the nodes', async () => {
     // The conformance heartbeat runs every 2 s; both nodes schedule it.
     await pause(6500);
-    const r = await a.get('/db/list', { table: 'cron_log', limit: 1000, order_by: [{ column: 'createdAt' }] });
+    const r = await a.get<{ data: { items: { createdAt: string }[] } }>('/db/list', { table: 'cron_log', limit: 1000, order_by: [{ column: 'createdAt' }] });
     expect(r.status, r.text).toBe(200);
-    const seconds = (r.json.data.items as { createdAt: string }[]).map((x) => Math.floor(Date.parse(x.createdAt) / 2000));
+    const seconds = r.json.data.items.map((x) => Math.floor(Date.parse(x.createdAt) / 2000));
     expect(seconds.length).toBeGreaterThanOrEqual(3);
     expect(new Set(seconds).size).toBe(seconds.length);
   });
@@ -139,7 +141,7 @@ describe('two nodes, one deployment', { timeout: 60_000 }, () => {
     await create(a, `${t}-during`);
     await relay.restore();
     // B missed the notice; once its subscriber is back it re-runs its live queries.
-    expect((await onB.nextWhere((f) => f.json.data === 1, 15_000)).json.data).toBe(1);
+    expect(counted(await onB.nextWhere((f) => counted(f) === 1, 15_000))).toBe(1);
     await until(
       () => a.call('GET', '/health'),
       (r) => r.json?.data?.status === 'ok',
@@ -147,7 +149,7 @@ describe('two nodes, one deployment', { timeout: 60_000 }, () => {
       10_000,
     );
     await create(a, `${t}-after`);
-    expect((await onB.nextWhere((f) => f.json.data === 2, 5000)).json.data).toBe(2);
+    expect(counted(await onB.nextWhere((f) => counted(f) === 2, 5000))).toBe(2);
     onB.close();
   });
 

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useServer } from './helpers/lifecycle.js';
+import type { Envelope, Row } from './helpers/server.js';
 import { pause, until } from './helpers/poll.js';
 import { createRow, listRows, tag as newTag } from './helpers/rows.js';
 import { scenarios, type ScenarioContext } from './helpers/scenario.js';
@@ -13,7 +14,7 @@ import { scenarios, type ScenarioContext } from './helpers/scenario.js';
 const s = useServer();
 /** A title prefix no other test uses. */
 const tag = () => newTag('h');
-const list = (table: string, where: object) => listRows(s, table, where);
+const list = <T = Row>(table: string, where: object) => listRows<T>(s, table, where);
 
 const audit = (refs: string[]) => list('audit', { ref: { in: refs } });
 const eventsTagged = (t: string) => list('events', { title: { startsWith: t } });
@@ -27,7 +28,7 @@ const drops = () =>
 
 const createEvent = (object: Record<string, unknown>) => createRow(s, 'events', object);
 
-function expectRejected(r: { status: number; json: any; text: string }, message: string): void {
+function expectRejected(r: { status: number; json: Envelope; text: string }, message: string): void {
   expect(r.status, r.text).toBe(400);
   expect(r.json.error).toEqual({ code: 'HOOK_REJECTED', message });
 }
@@ -126,9 +127,9 @@ scenarios('after-hooks: audit rows follow a create, an update and a delete, in o
     path: '/db',
     body: event,
     status: 204,
-    fires: [{ audit: ['create', 'update', 'delete'], ref: (c) => c.vars.event }],
+    fires: [{ audit: ['create', 'update', 'delete'], ref: (c) => c.vars.event! }],
     after: async (_r, c) => {
-      for (const x of await audit([c.vars.event])) expect(x.id).toMatch(/^au_/);
+      for (const x of await audit([c.vars.event!])) expect(x.id).toMatch(/^au_/);
     },
   },
   // Clients may not write `audit` (rules deny): the rows above came through the trusted hook path.
@@ -182,7 +183,7 @@ describe('after-hooks: queued trusted writes', () => {
       (n) => n >= dropsBefore + 1,
       'the dropped 12th mutation to be logged',
     );
-    const rows = await list('chain', { depth: { gte: 1000, lt: 1100 } });
+    const rows = await list<{ depth: number }>('chain', { depth: { gte: 1000, lt: 1100 } });
     expect(rows.map((x) => x.depth)).toEqual([1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010]);
     await pause(300);
     expect(await list('chain', { depth: { gte: 1000, lt: 1100 } })).toHaveLength(11);
@@ -194,7 +195,7 @@ describe('create many: per-row hooks, one budget of 10 for the whole request (SP
     const t = tag();
     const r = await s.call('POST', '/db/many', { table: 'events', objects: [1, 2, 3].map((i) => ({ title: `${t} ${i}` })) });
     expect(r.status, r.text).toBe(200);
-    const ids: string[] = r.json.data.map((x: any) => x.id);
+    const ids: string[] = r.json.data.map((x) => x.id);
     const rows = await until(
       () => audit(ids),
       (a) => a.length === 3,
@@ -210,7 +211,7 @@ describe('create many: per-row hooks, one budget of 10 for the whole request (SP
     const r = await s.call('POST', '/db/many', { table: 'events', objects: Array.from({ length: 12 }, (_, i) => ({ title: `${t} ${i}` })) });
     expect(r.status, r.text).toBe(200);
     expect(r.json.data).toHaveLength(12);
-    const ids: string[] = r.json.data.map((x: any) => x.id);
+    const ids: string[] = r.json.data.map((x) => x.id);
     await until(
       async () => drops(),
       (n) => n >= dropsBefore + 2,
@@ -237,7 +238,7 @@ describe('create many: per-row hooks, one budget of 10 for the whole request (SP
       (n) => n >= dropsBefore + 2,
       'both branches to hit the cap',
     );
-    const rows = await list('chain', { or: [{ depth: { gte: 2000, lt: 2100 } }, { depth: { gte: 3000, lt: 3100 } }] });
+    const rows = await list<{ depth: number }>('chain', { or: [{ depth: { gte: 2000, lt: 2100 } }, { depth: { gte: 3000, lt: 3100 } }] });
     expect(rows).toHaveLength(12);
     // Each branch grew one depth at a time from its own start.
     for (const start of [2000, 3000]) {

@@ -20,9 +20,11 @@ import { routeTable } from '../src/http/routes.js';
 import { buildOpenApi } from '../src/openapi/index.js';
 import { kitchenSinkModel } from '../src/openapi/fixtures.js';
 import { upgradeTo31 } from './helpers/openapi31.js';
-import { ROOT, startServer, type TestServer } from './helpers/server.js';
+import { ROOT, startServer, type Row, type TestServer } from './helpers/server.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
+/** The parts of the served document the tests below read by name. */
+type Doc = Json & { info: { license?: { name: string } }; servers?: unknown[] };
 
 const node = (args: string[], cwd: string) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((res) =>
@@ -47,13 +49,13 @@ async function redoclyLint(file: string): Promise<string[]> {
 
 let s: TestServer;
 let dir: string;
-let doc: Json;
+let doc: Doc;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tb-openapi-eco-'));
   // The round-trip program imports openapi-fetch the way a project with it installed does.
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   s = await startServer();
-  const r = await s.call('GET', '/swagger.json');
+  const r = await s.call<Doc>('GET', '/swagger.json');
   expect(r.status).toBe(200);
   doc = r.json;
   writeFileSync(join(dir, 'swagger.json'), r.text);
@@ -139,7 +141,9 @@ describe('openapi-typescript + openapi-fetch round trip', () => {
     const tsc = await typecheck(dir, ['program.ts']);
     expect(tsc.code, tsc.output).toBe(0);
 
-    const { roundTrip } = (await import(pathToFileURL(join(dir, 'program.ts')).href)) as { roundTrip: (base: string, marker: string) => Promise<Json> };
+    const { roundTrip } = (await import(pathToFileURL(join(dir, 'program.ts')).href)) as {
+      roundTrip: (base: string, marker: string) => Promise<{ row: Row; total: number; items: Row[]; refused: unknown }>;
+    };
     const marker = `openapi-fetch ${Date.now()}`;
     const r = await roundTrip(s.base, marker);
     expect(r.row).toMatchObject({ title: marker, priority: 3, tags: ['openapi'], isComplete: false });

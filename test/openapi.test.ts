@@ -18,7 +18,9 @@ import { undocumentedRoutes } from '../src/openapi/index.js';
 import project from '../examples/conformance/tablebase.config.js';
 import { ROOT, secret, startServer, type TestServer } from './helpers/server.js';
 
-type Any = Record<string, any>;
+type Any = Record<string, unknown>;
+/** The parts of the served document the tests below read by name. */
+type Doc = Any & { paths: Record<string, Record<string, unknown>>; components: { schemas: { TableName: { enum: string[] } } } };
 
 /** The route table of a real app for the conformance project (no server listening). */
 async function appRoutes(): Promise<readonly Route[]> {
@@ -45,9 +47,9 @@ afterAll(async () => {
 });
 
 describe('GET /swagger.json and /swagger.yaml', () => {
-  let doc: Any;
+  let doc: Doc;
   beforeAll(async () => {
-    const r = await s.call('GET', '/swagger.json');
+    const r = await s.call<Doc>('GET', '/swagger.json');
     expect(r.status, r.text).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     doc = r.json;

@@ -100,7 +100,7 @@ describe('onSignUp / onSignIn name the method', { timeout: 60_000 }, () => {
     const f = await githubSignIn();
     const ghId = claimsOf(f.get('access_token')!).userId;
     const log = await until(
-      async () => (await s.get('/db/list', { table: 'signin_log', limit: 100 })).json.data.items as { userId: string; hook: string; method: string; provider: string | null }[],
+      async () => (await s.get<{ data: { items: { userId: string; hook: string; method: string; provider: string | null }[] } }>('/db/list', { table: 'signin_log', limit: 100 })).json.data.items,
       // The hooks' rows are queued writes: under load they may land after the answers.
       (items) => items.filter((i) => i.userId === ghId).length >= 2 && items.filter((i) => i.userId === id).length >= 4,
       'hook rows',

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/expect.js';
 import { until } from '../helpers/poll.js';
-import { bearer, databaseText, startServer, type Reply, type TestServer } from '../helpers/server.js';
+import { bearer, databaseText, startServer, type Envelope, type Reply, type TestServer } from '../helpers/server.js';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
 import { signInReply, signUpReply, startServerWithAdmin, uniqueEmail } from '../helpers/users.js';
 
@@ -34,8 +34,8 @@ describe('through the outbox folder', { timeout: 60_000 }, () => {
   let cliOutput = '';
   /** Every reply this suite saw, for the plaintext sweep. */
   const replies: string[] = [];
-  const call = async (method: string, path: string, body?: unknown, headers?: Record<string, string>) => {
-    const r = await s.call(method, path, body, headers);
+  const call = async <T = Envelope>(method: string, path: string, body?: unknown, headers?: Record<string, string>) => {
+    const r = await s.call<T>(method, path, body, headers);
     replies.push(r.text);
     return r;
   };
@@ -178,7 +178,7 @@ describe('through the outbox folder', { timeout: 60_000 }, () => {
     const user = (await signUp(uniqueEmail('metrics'), pw('m2'))).json.data.accessToken;
     expectError(await call('GET', '/dashboard/metrics'), 401, 'UNAUTHENTICATED');
     expectError(await call('GET', '/dashboard/metrics', undefined, bearer(user)), 403, 'FORBIDDEN');
-    const r = await call('GET', '/dashboard/metrics', undefined, bearer(admin));
+    const r = await call<{ data: { tables: Record<string, number> } }>('GET', '/dashboard/metrics', undefined, bearer(admin));
     expect(r.status, r.text).toBe(200);
     expect(r.json.data.tables.users).toBeGreaterThan(0);
     expect(r.json.data.tables.admins).toBe(1);

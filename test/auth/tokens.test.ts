@@ -42,7 +42,7 @@ describe('access tokens', { timeout: 60_000 }, () => {
 
   it('is HS256 with sub/userId, table, admin.isAdmin false, iat, exp, jti and the custom claim plan', () => {
     expect(decodeProtectedHeader(u.accessToken).alg).toBe('HS256');
-    const c = decodeJwt(u.accessToken) as Record<string, any>;
+    const c = decodeJwt(u.accessToken);
     expect(c).toMatchObject({ sub: u.user.id, userId: u.user.id, table: 'users', admin: { isAdmin: false }, plan: 'free' });
     expect(c.exp! - c.iat!).toBe(u.expiresIn);
     expect(typeof c.jti).toBe('string');
@@ -88,7 +88,7 @@ describe('access tokens', { timeout: 60_000 }, () => {
   });
 
   it('gives admin.isAdmin true only to rows of the admin table', async () => {
-    const c = decodeJwt(adminToken) as Record<string, any>;
+    const c = decodeJwt(adminToken);
     expect(c.admin).toEqual({ isAdmin: true });
     expect(c.table).toBe('admins');
     expect(c.sub).toMatch(/^ad_/);
@@ -96,7 +96,7 @@ describe('access tokens', { timeout: 60_000 }, () => {
     expect(r.json.data.user).toMatchObject({ email: ADMIN.email, isVerified: true });
     expect(r.text).not.toMatch(/password|argon2/i);
     expectError(await signInReply(s, 'admins', ADMIN.email, 'wrong-admin-pass'), 401, 'INVALID_CREDENTIALS');
-    expect((decodeJwt(u.accessToken) as any).admin.isAdmin).toBe(false);
+    expect(decodeJwt<{ admin: { isAdmin: boolean } }>(u.accessToken).admin.isAdmin).toBe(false);
   });
 });
 
@@ -176,7 +176,7 @@ describe('users row rules (SPEC §12)', { timeout: 60_000 }, () => {
   it('lists for admins, without passwords; counts for anyone', async () => {
     const list = await s.get('/db/list', { table: 'users', limit: 1000 }, bearer(adminToken));
     expect(list.status, list.text).toBe(200);
-    expect(list.json.data.items.map((x: any) => x.id)).toEqual(expect.arrayContaining([ctx.vars.a, ctx.vars.b]));
+    expect(list.json.data.items.map((x) => x.id)).toEqual(expect.arrayContaining([ctx.vars.a, ctx.vars.b]));
     expect(list.text).not.toMatch(/password|argon2/i);
     const count = await s.get('/db/count', { table: 'users' });
     expect(count.status).toBe(200);

@@ -20,9 +20,9 @@ const admin = () => bearer(f.adminToken);
 
 describe('every /dashboard/ route in /swagger.json', () => {
   it('answers 401 without a token and 403 for a user token', async () => {
-    const doc = (await f.server.call('GET', '/swagger.json')).json;
+    const doc = (await f.server.call<{ paths: Record<string, object> }>('GET', '/swagger.json')).json;
     const routes: [string, string][] = [];
-    for (const [path, ops] of Object.entries(doc.paths as Record<string, object>)) {
+    for (const [path, ops] of Object.entries(doc.paths)) {
       if (!path.startsWith('/dashboard/')) continue;
       for (const method of Object.keys(ops)) routes.push([method.toUpperCase(), path.replace(/\{[^}]+\}/g, 'x')]);
     }
@@ -47,16 +47,16 @@ describe('rows', () => {
     expect(rejected.json.error).toMatchObject({ code: 'HOOK_REJECTED', message: 'title is forbidden' });
     const bad = await f.server.call('PATCH', '/dashboard/rows', { table: 'tasks', id, values: { priority: 'high' } }, admin());
     expect(bad.status).toBe(400);
-    expect(bad.json.error.details[0].path).toBe('/values/priority');
+    expect(bad.json.error.details[0]!.path).toBe('/values/priority');
     const missing = await f.server.call('POST', '/dashboard/rows', { table: 'tasks', object: {} }, admin());
-    expect(missing.json.error.details[0].path).toBe('/object/title');
+    expect(missing.json.error.details[0]!.path).toBe('/object/title');
     const updated = await f.server.call('PATCH', '/dashboard/rows', { table: 'events', id, values: { kind: 'x' } }, admin());
     expect(updated.json.data.kind).toBe('x');
     expect((await f.server.call('DELETE', '/dashboard/rows', { table: 'events', id }, admin())).status).toBe(204);
     // The after-hooks queued audit rows for create, update and delete.
     await new Promise((r) => setTimeout(r, 200));
     const audit = await f.server.get('/db/list', { table: 'audit', where: { ref: { eq: id } } });
-    expect(audit.json.data.items.map((r: { action: string }) => r.action).sort()).toEqual(['create', 'delete', 'update']);
+    expect(audit.json.data.items.map((r) => r.action).sort()).toEqual(['create', 'delete', 'update']);
   });
 
   it('lists any table with the where grammar, bypassing rules, and refuses writes to views', async () => {
@@ -64,21 +64,22 @@ describe('rows', () => {
     expect(secrets.status).toBe(200);
     const page = await f.server.get('/dashboard/rows', { table: 'tasks', where: { priority: { gte: 1 } }, order_by: [{ column: 'priority', direction: 'desc' }], limit: 1 }, admin());
     expect(page.json.data.total).toBe(2);
-    expect(page.json.data.items[0].priority).toBe(2);
+    expect(page.json.data.items[0]!.priority).toBe(2);
     const users = await f.server.get('/dashboard/rows', { table: 'users' }, admin());
     expect(users.json.data.items[0]).not.toHaveProperty('password');
     const view = await f.server.call('POST', '/dashboard/rows', { table: 'task_board', object: {} }, admin());
     expect(view.status).toBe(403);
     const sessions = await f.server.get('/dashboard/rows', { table: '_sessions' }, admin());
     expect(sessions.json.data.total).toBeGreaterThan(0);
-    const internal = await f.server.call('DELETE', '/dashboard/rows', { table: '_sessions', id: sessions.json.data.items[0].id }, admin());
+    const internal = await f.server.call('DELETE', '/dashboard/rows', { table: '_sessions', id: sessions.json.data.items[0]!.id }, admin());
     expect(internal.status).toBe(403);
     const tooDeep = await f.server.get('/dashboard/rows', { table: 'tasks', limit: 5000 }, admin());
     expect(tooDeep.status).toBe(400);
   });
 
   it('describes every table and view without password columns', async () => {
-    const schema = (await f.server.call('GET', '/dashboard/schema', undefined, admin())).json.data as { name: string; kind: string; columns: { name: string; kind: string; required: boolean }[] }[];
+    const schema = (await f.server.call<{ data: { name: string; kind: string; columns: { name: string; kind: string; required: boolean }[] }[] }>('GET', '/dashboard/schema', undefined, admin())).json
+      .data;
     const tasks = schema.find((c) => c.name === 'tasks')!;
     expect(tasks.columns.find((c) => c.name === 'title')).toMatchObject({ kind: 'text', required: true });
     expect(tasks.columns.find((c) => c.name === 'tags')).toMatchObject({ kind: 'list', required: false });
@@ -90,7 +91,7 @@ describe('rows', () => {
 describe('users', () => {
   it('marks verified and revokes sessions (the user token stops working)', async () => {
     const users = (await f.server.get('/dashboard/rows', { table: 'users' }, admin())).json.data.items;
-    const id = users[0].id;
+    const id = users[0]!.id;
     const verified = await f.server.call('POST', '/dashboard/users/verify', { table: 'users', id }, admin());
     expect(verified.json.data.isVerified).toBe(true);
     expect((await f.server.call('POST', '/dashboard/users/reset', { table: 'users', id }, admin())).status).toBe(204);
@@ -108,8 +109,8 @@ describe('cron', () => {
     expect(a.json.data.status).toBe('ok');
     expect(b.json.data.status).toBe('ok');
     const jobs = (await f.server.call('GET', '/dashboard/cron', undefined, admin())).json.data;
-    expect(jobs[0].name).toBe('heartbeat');
-    const runs = jobs[0].runs as { trigger: string; startedAt: string; finishedAt: string }[];
+    expect(jobs[0]!.name).toBe('heartbeat');
+    const runs = jobs[0]!.runs as { trigger: string; startedAt: string; finishedAt: string }[];
     expect(runs.some((r) => r.trigger === 'manual')).toBe(true);
     // Newest first; no run started before the previous one finished (src/cron/scheduler.test.ts joins a slow run).
     for (let i = 1; i < runs.length; i++) expect(runs[i - 1]!.startedAt >= runs[i]!.finishedAt).toBe(true);
@@ -143,8 +144,8 @@ describe('logs, live, history', () => {
     const all = JSON.stringify((await f.server.call('GET', '/dashboard/logs?limit=2000', undefined, admin())).json.data);
     expect(all).not.toContain('secret-value');
     expect(all).not.toContain(f.adminToken.slice(-20));
-    const errors = await f.server.call('GET', '/dashboard/logs?statusClass=4xx', undefined, admin());
-    expect(errors.json.data.every((e: { status: number }) => e.status >= 400 && e.status < 500)).toBe(true);
+    const errors = await f.server.call<{ data: { status: number }[] }>('GET', '/dashboard/logs?statusClass=4xx', undefined, admin());
+    expect(errors.json.data.every((e) => e.status >= 400 && e.status < 500)).toBe(true);
   });
 
   it('reports live streams by route and table, and a minute history', async () => {
@@ -156,7 +157,7 @@ describe('logs, live, history', () => {
     expect(live.streams).toEqual([{ route: 'GET /db/stream/count', table: 'tasks', open: 1 }]);
     ac.abort();
     const history = (await f.server.call('GET', '/dashboard/history', undefined, admin())).json.data;
-    expect(history.at(-1).requests).toBeGreaterThan(0);
+    expect(history.at(-1)!.requests).toBeGreaterThan(0);
   });
 });
 

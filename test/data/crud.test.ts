@@ -89,7 +89,7 @@ describe('update and delete', () => {
     const one = await s.call('PATCH', '/db', { table: 'big', where, updates: [{ column: 'payload', value: 'one' }] });
     expect(one.json.data.id).toBe(ids[0]);
     const two = await s.call('PATCH', '/db/many', { table: 'big', where: { id: { in: ids }, payload: { eq: 'same' } }, updates: [{ column: 'payload', value: 'many' }], limit: 1 });
-    expect(two.json.data.map((r: any) => r.id)).toEqual([ids[1]]);
+    expect(two.json.data.map((r) => r.id)).toEqual([ids[1]]);
     const rest = await s.call('PATCH', '/db/many', { table: 'big', where, updates: [{ column: 'payload', value: 'all' }] });
     expect(rest.json.data).toHaveLength(3);
   });

@@ -61,7 +61,7 @@ describe('custom operations', () => {
     expect(b.status, b.text).toBe(200);
     expect(b.json.data.n).toBe(1);
     const m = await s.call('PATCH', '/db/custom/bump/many', { table: 'limited', where: { id: { eq: l.id } } });
-    expect(m.json.data[0].n).toBe(2);
+    expect(m.json.data[0]!.n).toBe(2);
   });
 });
 

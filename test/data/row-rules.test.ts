@@ -7,6 +7,7 @@ import { useServer } from '../helpers/lifecycle.js';
 import { createRow, createRows } from '../helpers/rows.js';
 import { scenarios, type ScenarioContext } from '../helpers/scenario.js';
 import { signUp } from '../helpers/users.js';
+import type { Row } from '../helpers/server.js';
 
 const s = useServer();
 const ctx: ScenarioContext = { server: s, who: {}, vars: {} };
@@ -66,11 +67,14 @@ scenarios('users see only their own row; list is admin-only; count is open', ctx
   },
 ]);
 
+/** A row with its timestamps, compared as ISO strings. */
+type Stamped = Row & { updatedAt: string };
+
 describe('update forms and custom operations on tasks', () => {
   it('adds and removes list items, sets null, and stamps completedAt only when isComplete changes', async () => {
-    const t = await createRow(s, 'tasks', { title: 'forms', tags: ['a'], ownerId: 'x' });
+    const t = await createRow<Stamped>(s, 'tasks', { title: 'forms', tags: ['a'], ownerId: 'x' });
     const where = { id: { eq: t.id } };
-    const patch = (updates: unknown) => s.call('PATCH', '/db', { table: 'tasks', where, updates }, alice);
+    const patch = (updates: unknown) => s.call<{ data: Stamped }>('PATCH', '/db', { table: 'tasks', where, updates }, alice);
     expect((await patch([{ column: 'tags', value: { add: 'b' } }])).json.data.tags).toEqual(['a', 'b']);
     expect((await patch([{ column: 'tags', value: { add: 'b' } }])).json.data.tags).toEqual(['a', 'b']);
     expect((await patch([{ column: 'tags', value: { remove: 'a' } }])).json.data.tags).toEqual(['b']);
@@ -95,9 +99,9 @@ describe('update forms and custom operations on tasks', () => {
     expect((await s.call('PATCH', '/db/custom/complete', { table: 'tasks', where })).status).toBe(403);
     const one = await s.call('PATCH', '/db/custom/complete', { table: 'tasks', where }, alice);
     expect(one.status, one.text).toBe(200);
-    expect(one.json.data).toMatchObject({ id: rows[0].id, isComplete: true });
+    expect(one.json.data).toMatchObject({ id: rows[0]!.id, isComplete: true });
     const many = await s.call('PATCH', '/db/custom/complete/many', { table: 'tasks', where }, alice);
-    expect(many.json.data.map((r: { isComplete: boolean }) => r.isComplete)).toEqual([true, true]);
+    expect(many.json.data.map((r) => r.isComplete)).toEqual([true, true]);
     const none = await s.call('PATCH', '/db/custom/complete', { table: 'tasks', where: { ownerId: { eq: 'nobody' } } }, alice);
     expect(none.status).toBe(404);
     expect((await s.call('PATCH', '/db/custom/complete', { table: 'tasks', where: { nope: { eq: 1 } } }, alice)).status).toBe(400);

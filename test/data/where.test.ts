@@ -21,9 +21,9 @@ beforeAll(async () => {
 
 /** The titles (without the tag) of this file's rows matching `where`, in the answer's order. */
 const titles = async (where: object, extra: object = {}) => {
-  const r = await s.get('/db/list', { table: 'tasks', where: { and: [mine, where] }, ...extra });
+  const r = await s.get<{ data: { items: { title: string }[] } }>('/db/list', { table: 'tasks', where: { and: [mine, where] }, ...extra });
   expect(r.status, r.text).toBe(200);
-  return r.json.data.items.map((x: any) => x.title.slice(tag.length + 1));
+  return r.json.data.items.map((x) => x.title.slice(tag.length + 1));
 };
 
 const A = 'Alpha';

@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { useServer } from './lifecycle.js';
 import { write } from './rows.js';
-import type { TestServer } from './server.js';
+import type { Row, TestServer } from './server.js';
 import { openStream, type Frame, type OpenOptions, type StreamClient } from './stream-client.js';
 import { signIn, signUp, startServerWithAdmin, type Session } from './users.js';
 
@@ -20,8 +20,8 @@ export interface LiveWorld {
   /** Opens a stream that is closed after the test. */
   stream(route: string, body: unknown, options?: OpenOptions, server?: TestServer): Promise<StreamClient>;
   /** One write that must succeed; its `data`. */
-  write(method: string, path: string, body: unknown, headers?: Record<string, string>): Promise<any>;
-  createTask(object: Record<string, unknown>): Promise<any>;
+  write<T = Row>(method: string, path: string, body: unknown, headers?: Record<string, string>): Promise<T>;
+  createTask(object: Record<string, unknown>): Promise<Row>;
   /** Open subscriptions by the server's own count (needs `withAdmin`). */
   openStreams(): Promise<number>;
 }
@@ -62,10 +62,10 @@ export function useLiveWorld(options: { withAdmin?: boolean } = {}): LiveWorld {
     opened.push(c);
     return c;
   };
-  world.write = (method, path, body, headers) => write(world.s, method, path, body, headers);
+  world.write = <T = Row>(method: string, path: string, body: unknown, headers?: Record<string, string>) => write<T>(world.s, method, path, body, headers);
   world.createTask = (object) => world.write('POST', '/db', { table: 'tasks', object });
   world.openStreams = async () => {
-    const r = await world.s.get('/dashboard/metrics', {}, world.admin);
+    const r = await world.s.get<{ data: { streams: { open: number } } }>('/dashboard/metrics', {}, world.admin);
     expect(r.status, r.text).toBe(200);
     return r.json.data.streams.open;
   };

@@ -7,7 +7,7 @@
  * applied in 3.1) — so "converts cleanly" means: no problems, and the result lints and validates
  * as 3.1.
  */
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 export interface Upgrade {
   doc: Json;
@@ -62,8 +62,8 @@ export function upgradeTo31(input: Json): Upgrade {
     for (const k of SUBSCHEMAS) if (typeof o[k] === 'object') schema(o[k], `${at}/${k}`);
   };
 
-  const content = (c: Json | undefined, at: string) => {
-    for (const [type, media] of Object.entries(c ?? {})) {
+  const content = (c: unknown, at: string) => {
+    for (const [type, media] of Object.entries((c ?? {}) as Json)) {
       schema((media as Json).schema, `${at}/content/${type}/schema`);
       for (const [name, enc] of Object.entries(((media as Json).encoding ?? {}) as Json))
         for (const [h, header] of Object.entries(((enc as Json).headers ?? {}) as Json)) schema((header as Json).schema, `${at}/encoding/${name}/headers/${h}/schema`);
@@ -90,7 +90,7 @@ export function upgradeTo31(input: Json): Upgrade {
     for (const [method, op] of Object.entries(item as Json)) {
       if (typeof op !== 'object' || Array.isArray(op) || method === 'parameters') continue;
       (((op as Json).parameters ?? []) as Json[]).forEach((p, i) => parameter(p, `${at}/${method}/parameters/${i}`));
-      if ((op as Json).requestBody) content((op as Json).requestBody.content, `${at}/${method}/requestBody`);
+      if ((op as Json).requestBody) content(((op as Json).requestBody as Json).content, `${at}/${method}/requestBody`);
       for (const [status, r] of Object.entries(((op as Json).responses ?? {}) as Json)) response(r as Json, `${at}/${method}/responses/${status}`);
     }
   }

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import sharp from 'sharp';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { bearer, type TestServer } from './server.js';
+import { errorCodeOf } from './expect.js';
+import { bearer, parseJson, type Envelope, type TestServer } from './server.js';
 import { signIn, signUp, startServerWithAdmin } from './users.js';
 
 /** The conformance project's photo limit (`photos.maxBytes`). */
@@ -75,11 +76,11 @@ export function usePhotoWorld(): PhotoWorld {
 
 /** The requests of the /img tests, against the world's server. */
 export function photoRequests(w: PhotoWorld) {
-  const send = (method: string, path: string, opts: SendOptions = {}) => sendBinary(w.s.base, method, path, opts);
-  const uploadRaw = (bytes: Buffer, type: string, token?: string) => send('POST', '/img', { body: bytes, type, headers: token ? bearer(token) : {} });
-  const uploadForm = (bytes: Buffer, type: string, token?: string, filename?: string, name?: string) => {
+  const send = <T = Envelope>(method: string, path: string, opts: SendOptions = {}) => sendBinary<T>(w.s.base, method, path, opts);
+  const uploadRaw = <T = Envelope>(bytes: Buffer, type: string, token?: string) => send<T>('POST', '/img', { body: bytes, type, headers: token ? bearer(token) : {} });
+  const uploadForm = <T = Envelope>(bytes: Buffer, type: string, token?: string, filename?: string, name?: string) => {
     const form = multipart(bytes, type, filename, name);
-    return send('POST', '/img', { body: form.body, type: form.contentType, headers: token ? bearer(token) : {} });
+    return send<T>('POST', '/img', { body: form.body, type: form.contentType, headers: token ? bearer(token) : {} });
   };
   return {
     send,
@@ -87,7 +88,7 @@ export function photoRequests(w: PhotoWorld) {
     uploadForm,
     /** An upload that must succeed (the owner's PNG by default): its metadata. */
     async uploaded(bytes: Buffer = w.png, type = 'image/png', token = w.owner.token): Promise<Photo> {
-      const r = await uploadRaw(bytes, type, token);
+      const r = await uploadRaw<{ data: Photo }>(bytes, type, token);
       expect(r.status, r.text).toBe(200);
       return r.json.data;
     },
@@ -100,7 +101,7 @@ export function photoRequests(w: PhotoWorld) {
   };
 }
 
-export const errorCode = (r: { json: any }) => r.json?.error?.code;
+export const errorCode = (r: { json: unknown }) => errorCodeOf(r.json);
 
 interface SendOptions {
   body?: Buffer;
@@ -109,18 +110,12 @@ interface SendOptions {
 }
 
 /** A request with a binary body (or none), answered with the raw bytes. */
-export async function sendBinary(base: string, method: string, path: string, opts: SendOptions = {}) {
+export async function sendBinary<T = Envelope>(base: string, method: string, path: string, opts: SendOptions = {}) {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.type) headers['content-type'] = opts.type;
   const r = await fetch(base + path, { method, headers, ...(opts.body ? { body: new Uint8Array(opts.body) } : {}) });
   const bytes = Buffer.from(await r.arrayBuffer());
-  let json: any;
-  try {
-    json = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    json = undefined;
-  }
-  return { status: r.status, headers: r.headers, bytes, json, text: bytes.toString('utf8') };
+  return { status: r.status, headers: r.headers, bytes, json: parseJson<T>(bytes.toString('utf8')), text: bytes.toString('utf8') };
 }
 
 /** `multipart/form-data` with one part; `name` defaults to the field the SPEC names, `file`. */
@@ -142,7 +137,7 @@ function toHeaders(raw: IncomingHttpHeaders): Headers {
 interface Streamed {
   status: number;
   headers: Headers;
-  json: any;
+  json: Envelope;
   text: string;
   /** Body bytes the client had handed to the socket when the answer came. */
   sent: number;
@@ -185,14 +180,8 @@ export function streamUpload(base: string, opts: StreamOptions): Promise<Streame
       res.on('data', (d: Buffer) => parts.push(d));
       res.on('end', () => {
         const text = Buffer.concat(parts).toString('utf8');
-        let json: any;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
         req.destroy();
-        resolve({ status: res.statusCode ?? 0, headers: toHeaders(res.headers), json, text, sent });
+        resolve({ status: res.statusCode ?? 0, headers: toHeaders(res.headers), json: parseJson<Envelope>(text), text, sent });
       });
       res.on('error', (err) => reject(err));
     });

@@ -21,7 +21,7 @@ export interface Received {
   /** The device token, or the web subscription id. */
   token: string;
   /** The decrypted / parsed notification. */
-  payload: any;
+  payload: unknown;
   headers: Record<string, string | string[] | undefined>;
   at: number;
 }

@@ -71,6 +71,7 @@ export const fcmToken = (tag: string) => `fcm-${tag}-${Date.now().toString(36)}-
 
 type Caller = { auth: Record<string, string> };
 export const registerDevice = (s: TestServer, who: Caller, body: unknown) => s.call('POST', '/push/devices', body, who.auth);
-export const listDevices = async (s: TestServer, who: Caller): Promise<{ id: string; platform: string; userId: string }[]> => (await s.call('GET', '/push/devices', undefined, who.auth)).json.data;
+export const listDevices = async (s: TestServer, who: Caller): Promise<{ id: string; platform: string; userId: string }[]> =>
+  (await s.call<{ data: { id: string; platform: string; userId: string }[] }>('GET', '/push/devices', undefined, who.auth)).json.data;
 /** A conformance `messages` row: its afterCreateSuccess hook sends `text` to `to`'s devices. */
 export const sendMessage = (s: TestServer, from: Caller, to: string, text: string) => s.call('POST', '/db', { table: 'messages', object: { toUserId: to, text } }, from.auth);

@@ -5,11 +5,11 @@
  */
 import { request } from 'node:http';
 import { expect } from 'vitest';
-import type { TestServer } from './server.js';
+import { parseJson, type Envelope, type TestServer } from './server.js';
 
 export interface Answer {
   status: number;
-  json: any;
+  json: Envelope;
   headers: Record<string, string | string[] | undefined>;
   /** performance.now() when the request was sent and when its answer arrived. */
   sentAt: number;
@@ -47,12 +47,7 @@ export function hit(s: TestServer, ip: string, method: string, path: string, bod
         let text = '';
         const isStream = res.statusCode === 200 && String(res.headers['content-type']).startsWith('application/x-ndjson');
         const finish = () => {
-          let json: unknown;
-          try {
-            json = JSON.parse(isStream ? text.slice(0, text.indexOf('\n')) : text);
-          } catch {
-            json = undefined;
-          }
+          const json = parseJson<Envelope>(isStream ? text.slice(0, text.indexOf('\n')) : text);
           resolve({ status: res.statusCode ?? 0, json, headers: res.headers, sentAt, doneAt: performance.now() });
         };
         res.setEncoding('utf8');

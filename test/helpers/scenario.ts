@@ -21,7 +21,7 @@ export interface ScenarioContext {
   /** Request headers by caller name: `as: 'alice'` sends `who.alice` (usually `bearer(token)`). */
   who: Record<string, Record<string, string>>;
   /** Whatever `before` hooks or setup stored for later rows (ids of rows made for a case). */
-  vars: Record<string, any>;
+  vars: Record<string, string>;
 }
 
 /** A value, or one computed when the scenario runs (ids known only then). */
@@ -98,7 +98,8 @@ async function checkEffect(effect: HookEffect, r: Reply, ctx: ScenarioContext, l
   }
   const ref = effect.ref === undefined ? (r.json?.data?.id as string) : resolve(effect.ref, ctx);
   expect(ref, `${what}: no row id to find audit rows for`).toBeTruthy();
-  const read = async () => (await ctx.server.get('/db/list', { table: 'audit', where: { ref: { eq: ref } }, limit: 100 })).json?.data?.items ?? [];
+  const read = async () =>
+    (await ctx.server.get<{ data?: { items?: { action: string }[] } } | undefined>('/db/list', { table: 'audit', where: { ref: { eq: ref } }, limit: 100 })).json?.data?.items ?? [];
   const rows = await until(read, (a: { action: string }[]) => a.length >= effect.audit.length, `${what}: audit rows ${effect.audit.join(', ')}`);
   expect(
     rows.map((a: { action: string }) => a.action),

@@ -26,8 +26,38 @@ export function freePort(): Promise<number> {
   });
 }
 
-export interface Reply<T = any> {
+/** A row as the API answers it: its `id`, and the other columns as `unknown` until a test narrows them. */
+export type Row = { id: string } & Record<string, unknown>;
+
+/** The SPEC §2 error envelope's `error`. */
+export interface ApiError {
+  code: string;
+  message: string;
+  /** Where the request was wrong (a 400); absent on other errors. */
+  details: { path: string; message: string }[];
+}
+
+/** What sign-up, sign-in and refresh answer in `data` (SPEC §8). */
+export interface SessionData {
+  user: Row & { email: string };
+  accessToken: string;
+  refreshToken: string;
+  expiresIn: number;
+}
+
+/**
+ * How a test reads an answer's JSON unless it asks `call<T>` for a precise shape: the SPEC §2
+ * envelope, `data` (a row, a page of rows, a list of rows or a session) or `error`. A real answer
+ * carries only one of these; all are declared so a test reads the one it expects without narrowing.
+ */
+export interface Envelope {
+  data: Row & Row[] & { items: Row[] } & SessionData;
+  error: ApiError;
+}
+
+export interface Reply<T = Envelope> {
   status: number;
+  /** The parsed body; undefined when it is empty or not JSON (read `text` then). */
   json: T;
   text: string;
   headers: Headers;
@@ -40,9 +70,9 @@ export interface TestServer {
   proc: ChildProcess;
   log: () => string;
   env: Record<string, string>;
-  call<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
+  call<T = Envelope>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
   /** GET with the JSON in the `body` query parameter. */
-  get<T = any>(path: string, body: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
+  get<T = Envelope>(path: string, body: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   /** Stops the process and removes the data folder. */
   dispose(): Promise<void>;
@@ -120,9 +150,9 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     proc.kill('SIGKILL');
     throw new Error(`server did not start:\n${output}`);
   }
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
+  const call = async <T = Envelope>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> => {
     // fetch refuses a GET with a body; SPEC §2 allows one, so send those through node:http.
-    if (body !== undefined && (method === 'GET' || method === 'HEAD')) return rawRequest(base, method, path, body, headers);
+    if (body !== undefined && (method === 'GET' || method === 'HEAD')) return rawRequest<T>(base, method, path, body, headers);
     const init: RequestInit = { method, headers: { ...headers } };
     if (body !== undefined) {
       init.body = typeof body === 'string' ? body : JSON.stringify(body);
@@ -130,13 +160,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     }
     const r = await fetch(base + path, init);
     const text = await r.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: r.status, json, text, headers: r.headers };
+    return { status: r.status, json: parseJson<T>(text), text, headers: r.headers };
   };
   const server: TestServer = {
     base,
@@ -146,7 +170,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     env,
     log: () => output,
     call,
-    get: (path, body, headers) => call('GET', `${path}?body=${encodeURIComponent(JSON.stringify(body))}`, undefined, headers),
+    get: <T = Envelope>(path: string, body: unknown, headers?: Record<string, string>) => call<T>('GET', `${path}?body=${encodeURIComponent(JSON.stringify(body))}`, undefined, headers),
     stop: async (signal = 'SIGTERM') => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
       return exited;
@@ -164,7 +188,16 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   return server;
 }
 
-function rawRequest(base: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<Reply> {
+/** A reply's `json`: the parsed text, or undefined when it is empty or not JSON (as `Reply.json` says). */
+export function parseJson<T>(text: string): T {
+  try {
+    return text ? JSON.parse(text) : (undefined as T);
+  } catch {
+    return undefined as T;
+  }
+}
+
+function rawRequest<T>(base: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<Reply<T>> {
   const payload = typeof body === 'string' ? body : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = httpRequest(base + path, { method, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers } }, (res) => {
@@ -172,15 +205,9 @@ function rawRequest(base: string, method: string, path: string, body: unknown, h
       res.setEncoding('utf8');
       res.on('data', (d) => (text += d));
       res.on('end', () => {
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
         const h = new Headers();
         for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
-        resolve({ status: res.statusCode ?? 0, json, text, headers: h });
+        resolve({ status: res.statusCode ?? 0, json: parseJson<T>(text), text, headers: h });
       });
     });
     req.on('error', reject);

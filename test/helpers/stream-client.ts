@@ -8,6 +8,7 @@
  * `json` with no frames. `abort()` resets the TCP connection, the rudest way a client can leave.
  */
 import { request, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { parseJson, type Envelope } from './server.js';
 
 export type StreamFormat = 'sse' | 'ndjson';
 
@@ -18,7 +19,7 @@ export interface Frame {
   /** SSE `event:` (`error` for the closing error frame); absent for NDJSON. */
   event?: string;
   /** The parsed JSON document: `{data}` or `{error}`. */
-  json: any;
+  json: Envelope;
 }
 
 export interface OpenOptions {
@@ -32,8 +33,8 @@ export interface OpenOptions {
 export interface StreamClient {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
-  /** Parsed body of an answer that is not a stream (an error before streaming). */
-  readonly json: any;
+  /** Parsed body of an answer that is not a stream (an error before streaming); undefined until it ended. */
+  readonly json: Envelope;
   /** Every frame received so far, in order. */
   readonly frames: readonly Frame[];
   /** Everything received, undecoded framing included. */
@@ -82,7 +83,7 @@ type Waiter = { check: () => boolean; resolve: () => void; reject: (e: Error) =>
 class Client implements StreamClient {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
-  json: any = undefined;
+  json!: Envelope; // undefined until a non-stream answer ended
   frames: Frame[] = [];
   raw = '';
   heartbeats = 0;
@@ -109,11 +110,7 @@ class Client implements StreamClient {
       if (this.ended) return;
       this.ended = true;
       if (!this.#streaming) {
-        try {
-          this.json = this.raw ? JSON.parse(this.raw) : undefined;
-        } catch {
-          this.json = undefined;
-        }
+        this.json = parseJson<Envelope>(this.raw);
       }
       this.#notify();
     };

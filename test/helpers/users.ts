@@ -8,21 +8,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
-import { bearer, databaseArgs, ROOT, secret, startServer, type Reply, type StartOptions, type TestServer } from './server.js';
+import { bearer, databaseArgs, ROOT, secret, startServer, type ApiError, type Reply, type SessionData, type StartOptions, type TestServer } from './server.js';
 
 /** The password `signUp` uses unless told otherwise (within SPEC §8's 8..1024 characters). */
 export const PASSWORD = 'a long password';
 
 /** What sign-up, sign-in and refresh answer, plus the two things every test wants from it. */
-export interface Session {
-  user: Record<string, any>;
-  accessToken: string;
-  refreshToken: string;
-  expiresIn: number;
+export interface Session extends SessionData {
   /** `user.id`. */
   id: string;
   /** `{ authorization: 'Bearer <accessToken>' }`. */
   auth: Record<string, string>;
+}
+
+/** What sign-up and sign-in answer: `data` on success, `error` otherwise (see `Envelope`). */
+export interface SessionAnswer {
+  data: SessionData;
+  error: ApiError;
 }
 
 let seq = 0;
@@ -37,17 +39,17 @@ export interface SignUpOptions {
 }
 
 /** POST /auth/sign-up, answered as it came: for tests of the route itself. */
-export function signUpReply(s: TestServer, email: string, options: SignUpOptions = {}): Promise<Reply> {
-  return s.call('POST', '/auth/sign-up', { type: 'signUp', table: options.table ?? 'users', email, password: options.password ?? PASSWORD, ...options.extra });
+export function signUpReply(s: TestServer, email: string, options: SignUpOptions = {}): Promise<Reply<SessionAnswer>> {
+  return s.call<SessionAnswer>('POST', '/auth/sign-up', { type: 'signUp', table: options.table ?? 'users', email, password: options.password ?? PASSWORD, ...options.extra });
 }
 
 /** POST /auth/sign-in, answered as it came. */
-export function signInReply(s: TestServer, table: string, email: string, password = PASSWORD): Promise<Reply> {
-  return s.call('POST', '/auth/sign-in', { type: 'signIn', table, email, password });
+export function signInReply(s: TestServer, table: string, email: string, password = PASSWORD): Promise<Reply<SessionAnswer>> {
+  return s.call<SessionAnswer>('POST', '/auth/sign-in', { type: 'signIn', table, email, password });
 }
 
 /** A session from a 200 answer; anything else fails the test with the answer's text. */
-export function session(r: Reply): Session {
+export function session(r: Reply<SessionAnswer>): Session {
   expect(r.status, r.text).toBe(200);
   const d = r.json.data;
   return { ...d, id: d.user.id, auth: bearer(d.accessToken) };

@@ -6,7 +6,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { errorCode, photoRequests, usePhotoWorld, type Caller } from '../helpers/photos.js';
+import { errorCode, photoRequests, usePhotoWorld, type Caller, type Photo } from '../helpers/photos.js';
 import { bearer, type TestServer } from '../helpers/server.js';
 
 const PHOTO_ID = /^ph_[0-9a-z]{16,32}$/;
@@ -21,7 +21,7 @@ beforeAll(() => {
 
 describe('upload', () => {
   it('multipart (field "file") answers the metadata with the uploader as owner', async () => {
-    const r = await uploadForm(png, 'image/png', owner.token, 'holiday.png');
+    const r = await uploadForm<{ data: Photo }>(png, 'image/png', owner.token, 'holiday.png');
     expect(r.status, r.text).toBe(200);
     const photo = r.json.data;
     expect(Object.keys(photo).sort()).toEqual(['createdAt', 'height', 'id', 'mimeType', 'ownerId', 'size', 'width']);

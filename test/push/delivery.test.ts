@@ -181,7 +181,7 @@ describe('push metrics', () => {
   it('/dashboard/metrics (JSON and Prometheus) and /dashboard/push count what the tests above delivered', async () => {
     // Outcomes are written in batches a few milliseconds after the provider answers.
     const m = await until(
-      () => server.call('GET', '/dashboard/metrics', undefined, adminAuth),
+      () => server.call<{ data: { push: Record<'pending' | 'sent' | 'retried' | 'failed' | 'removedDevices', number> } }>('GET', '/dashboard/metrics', undefined, adminAuth),
       (r) => r.json?.data?.push?.pending === 0,
       'an empty queue',
       10_000,
@@ -195,8 +195,8 @@ describe('push metrics', () => {
     const text = await server.call('GET', '/dashboard/metrics', undefined, { ...adminAuth, accept: 'text/plain' });
     expect(text.text).toMatch(new RegExp(`^tablebase_push_deliveries_total\\{outcome="sent"\\} ${push.sent}$`, 'm'));
     expect(text.text).toMatch(/^tablebase_push_pending 0$/m);
-    const d = await server.call('GET', '/dashboard/push', undefined, adminAuth);
-    expect(d.json.data.failures.some((f: { reason: string }) => /UNREGISTERED|410/.test(f.reason))).toBe(true);
+    const d = await server.call<{ data: { failures: { reason: string }[] } }>('GET', '/dashboard/push', undefined, adminAuth);
+    expect(d.json.data.failures.some((f) => /UNREGISTERED|410/.test(f.reason))).toBe(true);
     expectError(await server.call('GET', '/dashboard/push', undefined, (await user()).auth), 403, 'FORBIDDEN');
   });
 });

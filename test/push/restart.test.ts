@@ -43,7 +43,7 @@ it('a message queued before kill -9 is delivered after the restart', async () =>
         15_000,
         50,
       );
-      expect(standIns.forToken(token)[0]!.payload.notification.body).toBe('survive this');
+      expect((standIns.forToken(token)[0]!.payload as { notification: { body: string } }).notification.body).toBe('survive this');
     } finally {
       await again.stop('SIGKILL');
     }

@@ -14,7 +14,7 @@ describe('the conformance project (SPEC §12 `limited`: 3 per 10 s; update defau
   beforeAll(async () => {
     const r = await hit(s, freshIp(), 'POST', '/db/many', { table: 'limited', objects: [{ title: 'a' }, { title: 'b' }] });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
-    rowId = r.json.data[0].id;
+    rowId = r.json.data[0]!.id;
   });
 
   const byId = () => ({ table: 'limited', where: { id: { eq: rowId } } });

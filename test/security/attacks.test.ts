@@ -55,7 +55,7 @@ describe('text matching stays cheap (SPEC §4)', () => {
     for (const op of ['contains', 'startsWith', 'endsWith']) {
       const r = await getWithBody(s, '/db/count', { table: 'tasks', where: { title: { [op]: 'x'.repeat(257) } } });
       expect(r.status, r.text).toBe(400);
-      expect(r.json.error.details[0].path).toBe(`/where/title/${op}`);
+      expect(r.json.error.details[0]!.path).toBe(`/where/title/${op}`);
     }
     expect((await s.get('/db/count', { table: 'tasks', where: { title: { contains: '😀'.repeat(256) } } })).status).toBe(200);
   });
@@ -79,8 +79,8 @@ describe('where bounds: 400 with a path, never a 500 (SPEC §4)', () => {
     const r = await getWithBody(s, '/db/count', { table: 'tasks', where });
     expect(r.status, r.text).toBe(400);
     expect(r.json.error.code).toBe('BAD_REQUEST');
-    expect(r.json.error.details[0].path).toMatch(/^\/where/);
-    if (path) expect(r.json.error.details[0].path).toBe(path);
+    expect(r.json.error.details[0]!.path).toMatch(/^\/where/);
+    if (path) expect(r.json.error.details[0]!.path).toBe(path);
     expectNoLeak(r.text);
   });
 
@@ -182,7 +182,7 @@ describe('a write never touches a row its caller cannot see (SPEC §5)', () => {
       expect(r.text).not.toContain('alice secret');
     }
     const mine = await s.get('/db/list', { table: 'notes', where: { ownerId: { eq: alice.id } } }, alice.auth);
-    expect(mine.json.data.items.map((n: { body: string; ownerId: string }) => [n.body, n.ownerId])).toEqual([
+    expect(mine.json.data.items.map((n) => [n.body, n.ownerId])).toEqual([
       ['alice secret 1', alice.id],
       ['alice secret 2', alice.id],
     ]);
@@ -197,7 +197,7 @@ describe('email on auth tables changes only through the confirmed flow (SPEC §8
   it('PATCH /db on users.email is 400 and changes nothing', async () => {
     const r = await s.call('PATCH', '/db', { table: 'users', where: { id: { eq: bob.id } }, updates: [{ column: 'email', value: 'elsewhere@example.com' }] }, bob.auth);
     expect(r.status, r.text).toBe(400);
-    expect(r.json.error.details[0].path).toBe('/updates/0/column');
+    expect(r.json.error.details[0]!.path).toBe('/updates/0/column');
     const me = await s.get('/db', { table: 'users', where: { id: { eq: bob.id } } }, bob.auth);
     expect(me.json.data.email).toBe('bob.security@example.com');
   });

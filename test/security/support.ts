@@ -32,7 +32,7 @@ export async function startFixture(env: Record<string, string> = {}): Promise<Fi
 }
 
 export async function rssBytes(f: Fixture): Promise<number> {
-  const r = await f.s.get('/dashboard/metrics', {}, f.admin);
+  const r = await f.s.get<{ data: { memory: { rssBytes: number } } }>('/dashboard/metrics', {}, f.admin);
   expect(r.status, r.text).toBe(200);
   return r.json.data.memory.rssBytes;
 }
@@ -43,7 +43,7 @@ export function getWithBody(s: TestServer, path: string, body: unknown): Promise
 }
 
 export async function count(s: TestServer, table: string, where: unknown = {}, headers?: Record<string, string>): Promise<number> {
-  const r = await s.get('/db/count', { table, where }, headers);
+  const r = await s.get<{ data: number }>('/db/count', { table, where }, headers);
   expect(r.status, r.text).toBe(200);
   return r.json.data;
 }

@@ -102,8 +102,8 @@ describe('the pipeline runs again on each change', () => {
     const creates = await stream('/db/stream/list', { table: 'audit', where: { action: { eq: 'create' } }, order_by: [{ column: 'createdAt', direction: 'desc' }], limit: 5 });
     await creates.next();
     const ev = await write('POST', '/db', { table: 'events', object: { title: tag() } });
-    const f = await creates.nextWhere((x) => data(x).items.some((a: any) => a.ref === ev.id));
-    expect(data(f).items.find((a: any) => a.ref === ev.id)).toMatchObject({ action: 'create', ref: ev.id });
+    const f = await creates.nextWhere((x) => data(x).items.some((a) => a.ref === ev.id));
+    expect(data(f).items.find((a) => a.ref === ev.id)).toMatchObject({ action: 'create', ref: ev.id });
 
     const trail = await stream('/db/stream/list', { table: 'audit', where: { ref: { eq: ev.id } }, order_by: [{ column: 'createdAt' }] });
     await trail.nextWhere((x) => data(x).total === 1);
@@ -111,6 +111,6 @@ describe('the pipeline runs again on each change', () => {
     await trail.nextWhere((x) => data(x).total === 2);
     await write('DELETE', '/db', { table: 'events', where: { id: { eq: ev.id } } });
     const last = await trail.nextWhere((x) => data(x).total === 3);
-    expect(data(last).items.map((a: any) => a.action)).toEqual(['create', 'update', 'delete']);
+    expect(data(last).items.map((a) => a.action)).toEqual(['create', 'update', 'delete']);
   });
 });

@@ -66,7 +66,7 @@ describe('payloads on connect and after each change', () => {
     const row = await createTask({ title: t });
     expect(data(await c.next())).toEqual({ items: [{ id: row.id, title: t, isComplete: false, ownerEmail: null }], total: 1 });
     await write('PATCH', '/db', { table: 'tasks', where: { id: { eq: row.id } }, updates: [{ column: 'isComplete', value: true }] }, w.alice.auth);
-    expect(data(await c.next()).items[0].isComplete).toBe(true);
+    expect(data(await c.next()).items[0]!.isComplete).toBe(true);
   });
 
   it('pushes nothing for unrelated writes or for a change that leaves the result as it was', async () => {
@@ -84,7 +84,7 @@ describe('payloads on connect and after each change', () => {
     // A row inside the where changes in a way the count does not see.
     await write('PATCH', '/db', { table: 'tasks', where: { id: { eq: first.id } }, updates: [{ column: 'priority', value: 2 }] }, w.alice.auth);
     expect(data(await one.next()).priority).toBe(2);
-    expect(data(await list.next()).items[0].priority).toBe(2);
+    expect(data(await list.next()).items[0]!.priority).toBe(2);
     // The count's next payload must be the one the next create causes, not one per write above.
     await createTask({ title: t });
     expect(data(await count.next())).toBe(2);
