@@ -56,7 +56,7 @@ function parseJson(text: string, where: string): Record<string, unknown> {
 }
 
 /** The JSON of a GET's `body` query parameter; undefined when absent. */
-export function queryBody(search: string): Record<string, unknown> | undefined {
+function queryBody(search: string): Record<string, unknown> | undefined {
   if (!search) return undefined;
   const raw = new URLSearchParams(search).get('body');
   if (raw === null) return undefined;
@@ -75,14 +75,18 @@ export function checkJsonContentType(contentType: string | undefined): void {
   if (contentType !== undefined && !JSON_TYPE.test(contentType)) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send JSON with Content-Type: application/json');
 }
 
-/** The JSON body of a request: the `body` query parameter for GETs, else the request body. */
-export async function jsonBody(req: IncomingMessage, search: string, max: number): Promise<Record<string, unknown>> {
+/**
+ * The JSON body of a request: the `body` query parameter for GETs, else the request body. A GET's
+ * is answered without a promise (every GET /db request), so the lifecycle awaits only real reads.
+ */
+export function jsonBody(req: IncomingMessage, search: string, max: number): Record<string, unknown> | Promise<Record<string, unknown>> {
   if (req.method === 'GET') {
     const fromQuery = queryBody(search);
     if (fromQuery) return fromQuery;
   }
   checkJsonContentType(req.headers['content-type']);
-  const raw = await readBody(req, max);
-  if (!raw) throw badRequest('', 'A JSON body is required');
-  return parseJson(raw.toString('utf8'), 'request body');
+  return readBody(req, max).then((raw) => {
+    if (!raw) throw badRequest('', 'A JSON body is required');
+    return parseJson(raw.toString('utf8'), 'request body');
+  });
 }
