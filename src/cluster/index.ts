@@ -33,7 +33,8 @@ export function joinCluster(
   warn: (msg: string, err?: unknown) => void,
 ): void {
   node.onCommit((changes) => cluster.changes.publish(changes));
-  cluster.changes.onRemote((tables) => node.live.invalidate(tables));
+  // Shipped rows are matched like a local commit: one indexed lookup per change, no query re-run.
+  cluster.changes.onRemote((tables, notice) => (notice.rows ? node.live.onCommit(notice.rows) : node.live.invalidate(tables)));
   cluster.changes.onGap(() => node.live.invalidate());
   node.revocations.onRevoke((entry) => cluster.revocations.publish([entry]));
   cluster.revocations.onRemote((entries) => {

@@ -36,7 +36,7 @@ export interface Services {
   readonly live: LiveEngine;
   readonly metrics: Metrics;
   /** Whether this node's Redis answers (health, SPEC §14). */
-  readonly cluster: Pick<Cluster, 'redis'>;
+  readonly cluster: Pick<Cluster, 'redis'> & { readonly ready?: () => boolean };
   readonly cron: CronStatus | undefined;
   /** Devices, sending and delivery counts (SPEC §11b). */
   readonly push: PushService;

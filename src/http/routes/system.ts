@@ -41,6 +41,8 @@ export const systemRoutes = [
     errors: ['UNAVAILABLE'],
     examples: { data: { status: 'ok' } },
     handler: async (_input, s) => {
+      // With workers, 200 only once every worker accepts requests (docs/reference/scaling.md).
+      if (s.cluster.ready && !s.cluster.ready()) throw new ApiError('UNAVAILABLE', 'Workers are still starting');
       if (!(await s.rt.driver.ping())) throw new ApiError('UNAVAILABLE', 'The database is not answering');
       if (s.cluster.redis() === 'down') return { status: 'degraded' as const, redis: 'down' as const };
       return { status: 'ok' as const };
