@@ -165,8 +165,10 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     try {
       up = (await fetch(`${base}/health`)).status === 200;
     } catch {
-      await new Promise((r) => setTimeout(r, 100));
+      /* not listening yet */
     }
+    // 503 while workers start (or the database opens): wait as for a refused connection.
+    if (!up) await new Promise((r) => setTimeout(r, 100));
   }
   if (!up) {
     proc.kill('SIGKILL');

@@ -62,12 +62,13 @@ export async function pinWorkers(server: TestServer, n: number): Promise<Pinned[
   return [...found.values()];
 }
 
-/** Process ids of the server's forked workers (children of the primary). */
+/** Process ids of the server's forked workers (children of the primary running the CLI; not esbuild's service). */
 export function workerPids(server: TestServer): number[] {
   try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(server.proc.pid)], { encoding: 'utf8' })
+    return execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(server.proc.pid)], { encoding: 'utf8' })
       .split('\n')
-      .map((l) => Number(l.trim()))
+      .filter((l) => l.includes('tablebase.mjs'))
+      .map((l) => Number(l.trim().split(/\s+/)[0]))
       .filter((p) => p > 0);
   } catch {
     return []; // ps exits 1 when there are none
