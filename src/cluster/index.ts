@@ -14,6 +14,8 @@ export type { Cluster, ChangeBus, ChangeNotice, CronLeader, RevocationBus } from
 export interface ClusterConfig {
   readonly redisUrl: string | undefined;
   readonly redisPrefix: string | undefined;
+  /** False: notices carry ids only (REDIS_CHANGE_ROWS=off). */
+  readonly redisChangeRows?: boolean;
 }
 
 /** `tablebase:<database name>:` unless REDIS_PREFIX says otherwise (SPEC §14). */
@@ -23,7 +25,7 @@ export function defaultPrefix(databaseName: string): string {
 
 export async function openCluster(config: ClusterConfig, databaseName: string, warn: (msg: string, err?: unknown) => void): Promise<Cluster> {
   if (!config.redisUrl) return localCluster();
-  return redisCluster({ url: config.redisUrl, prefix: config.redisPrefix ?? defaultPrefix(databaseName), warn });
+  return redisCluster({ url: config.redisUrl, prefix: config.redisPrefix ?? defaultPrefix(databaseName), warn, changeRows: config.redisChangeRows ?? true });
 }
 
 /** Connects this node's writer, live engine and revocation list to the rest of the deployment. */

@@ -21,6 +21,8 @@ export interface RedisClusterOptions {
   prefix: string;
   /** Reports problems (a lost connection, a malformed notice); the server logs them. */
   warn?: (msg: string, err?: unknown) => void;
+  /** Whether change notices carry the rows (default true); false: ids only. */
+  changeRows?: boolean;
   /** How long the first connection may take before start fails (default 5 s). */
   connectTimeoutMs?: number;
 }
@@ -59,6 +61,7 @@ export const MAX_NOTICE_ROW_BYTES = 256 * 1024;
  */
 export function encodeNotice(node: string, seq: number, changes: readonly Change[], maxRowBytes = MAX_NOTICE_ROW_BYTES): string {
   const ids = noticeOf(node, seq, changes);
+  if (maxRowBytes <= 0) return JSON.stringify(ids);
   const text = JSON.stringify({ ...ids, rows: changes });
   return text.length <= maxRowBytes ? text : JSON.stringify(ids);
 }
@@ -177,7 +180,7 @@ export async function redisCluster(o: RedisClusterOptions): Promise<Cluster> {
     node,
     changes: {
       publish: (changes) => {
-        if (up()) cmd.publish(channel.changes, encodeNotice(node, ++seq, changes)).catch(() => {});
+        if (up()) cmd.publish(channel.changes, encodeNotice(node, ++seq, changes, o.changeRows === false ? 0 : MAX_NOTICE_ROW_BYTES)).catch(() => {});
         else seq++; // receivers see the gap and re-run
       },
       onRemote: (l) => void remoteChanges.push(l),
