@@ -26,12 +26,33 @@ export interface Hub extends Cluster {
   announce(ready: boolean): void;
 }
 
-export function hubCluster(base: Cluster, onObservations: (rows: readonly Observation[]) => void): Hub {
+export interface StreamLimits {
+  readonly maxOpen: number;
+  readonly maxPerIp: number;
+}
+
+export function hubCluster(base: Cluster, onObservations: (rows: readonly Observation[]) => void, limits: StreamLimits): Hub {
   const peers = new Map<number, Peer>();
   const changeListeners: ((tables: readonly string[], n: ChangeNotice) => void)[] = [];
   const revocationListeners: ((e: readonly RevokedSession[] | null) => void)[] = [];
   const gathering = new Map<number, { left: Set<number>; figures: LiveFigures[]; done: () => void }>();
   let gatherId = 0;
+  // Streams open on the workers, for the server-wide caps: in all, per IP, and per worker and IP
+  // (what a dead worker's streams gave back).
+  let streamsOpen = 0;
+  const streamsPerIp = new Map<string, number>();
+  const streamsOf = new Map<number, Map<string, number>>();
+  const addStream = (peer: number, ip: string, n: number) => {
+    streamsOpen += n;
+    const total = (streamsPerIp.get(ip) ?? 0) + n;
+    if (total > 0) streamsPerIp.set(ip, total);
+    else streamsPerIp.delete(ip);
+    let mine = streamsOf.get(peer);
+    if (!mine) streamsOf.set(peer, (mine = new Map()));
+    const own = (mine.get(ip) ?? 0) + n;
+    if (own > 0) mine.set(ip, own);
+    else mine.delete(ip);
+  };
   let ready = false;
   const broadcast = (m: ToWorker, except?: number) => {
     for (const p of peers.values()) if (p.id !== except) p.send(m);
@@ -101,6 +122,15 @@ export function hubCluster(base: Cluster, onObservations: (rows: readonly Observ
         case 'obs':
           onObservations(m.rows);
           return;
+        case 'stream': {
+          const ok = streamsOpen < limits.maxOpen && (streamsPerIp.get(m.ip) ?? 0) < limits.maxPerIp;
+          if (ok) addStream(from.id, m.ip, 1);
+          from.send({ t: 'stream', id: m.id, ok });
+          return;
+        }
+        case 'unstream':
+          if (streamsOf.get(from.id)?.get(m.ip)) addStream(from.id, m.ip, -1);
+          return;
         case 'gathered':
           finishGather(m.id, from.id, m.live);
           return;
@@ -112,6 +142,8 @@ export function hubCluster(base: Cluster, onObservations: (rows: readonly Observ
     },
     leave(peer) {
       peers.delete(peer.id);
+      for (const [ip, n] of streamsOf.get(peer.id) ?? []) addStream(peer.id, ip, -n);
+      streamsOf.delete(peer.id);
       for (const id of gathering.keys()) finishGather(id, peer.id);
     },
     gather() {

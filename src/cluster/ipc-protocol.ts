@@ -23,7 +23,10 @@ export type ToPrimary =
   | { readonly t: 'revoke'; readonly entries: readonly RevokedSession[] }
   | { readonly t: 'rl'; readonly id: number; readonly key: string; readonly policy: NormalizedPolicy; readonly now: number }
   | { readonly t: 'obs'; readonly rows: readonly Observation[] }
-  | { readonly t: 'gathered'; readonly id: number; readonly live: LiveFigures };
+  | { readonly t: 'gathered'; readonly id: number; readonly live: LiveFigures }
+  /** May one more stream open for `ip`? (stream caps are server-wide) */
+  | { readonly t: 'stream'; readonly id: number; readonly ip: string }
+  | { readonly t: 'unstream'; readonly ip: string };
 
 export type ToWorker =
   | { readonly t: 'changes'; readonly changes: readonly Change[] }
@@ -33,6 +36,7 @@ export type ToWorker =
   | { readonly t: 'revoke'; readonly entries: readonly RevokedSession[] | null }
   | { readonly t: 'rl'; readonly id: number; readonly result: HitResult }
   | { readonly t: 'gather'; readonly id: number }
+  | { readonly t: 'stream'; readonly id: number; readonly ok: boolean }
   | { readonly t: 'state'; readonly ready: boolean; readonly redis: 'up' | 'down' | undefined };
 
 /** The message channel to the other side; node:cluster's worker or process in production. */

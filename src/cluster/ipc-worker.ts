@@ -10,7 +10,7 @@ import type { NormalizedPolicy } from '../ratelimit/policy.js';
 import type { HitResult, RateLimitStore } from '../ratelimit/store.js';
 import type { Change } from '../storage/changes.js';
 import type { Channel, LiveFigures, Observation, ToPrimary, ToWorker } from './ipc-protocol.js';
-import type { ChangeNotice, Cluster } from './types.js';
+import type { ChangeNotice, Cluster, StreamCaps } from './types.js';
 
 /** Asks the primary's store: one message each way per rate-limited request (never for a null policy). */
 class IpcRateLimitStore implements RateLimitStore<Promise<HitResult>> {
@@ -34,6 +34,8 @@ export interface WorkerCluster extends Cluster {
   ready(): boolean;
   /** Hands an answered request to the primary's figures (batched; see `flush`). */
   observe(o: Observation): void;
+  /** Stream caps counted by the primary for the whole server. */
+  readonly streams: StreamCaps;
   /** This worker's live figures, answered when the primary gathers. */
   setLiveFigures(read: () => LiveFigures): void;
 }
@@ -51,6 +53,8 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
   let state: { ready: boolean; redis: 'up' | 'down' | undefined } = { ready: false, redis: undefined };
   let live: () => LiveFigures = () => ({ open: 0, queries: 0 });
   let buffer: Observation[] = [];
+  let streamAsk = 0;
+  const streamAnswers = new Map<number, (ok: boolean) => void>();
   let timer: NodeJS.Timeout | undefined;
   const flush = () => {
     if (timer) clearTimeout(timer);
@@ -82,6 +86,12 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
       case 'revoke':
         for (const l of revocationListeners) l(m.entries);
         return;
+      case 'stream': {
+        const answer = streamAnswers.get(m.id);
+        streamAnswers.delete(m.id);
+        answer?.(m.ok);
+        return;
+      }
       case 'gather':
         // Everything recorded so far reaches the primary before its answer: each request counted once.
         flush();
@@ -112,6 +122,17 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
       buffer.push(o);
       if (buffer.length >= FLUSH_AT) flush();
       else timer ??= setTimeout(flush, FLUSH_MS).unref();
+    },
+    streams: {
+      acquire: (ip) =>
+        new Promise((resolve) => {
+          const id = ++streamAsk;
+          streamAnswers.set(id, (ok) => {
+            let released = false;
+            resolve(ok ? () => void (released || ((released = true), channel.send({ t: 'unstream', ip }))) : null);
+          });
+          channel.send({ t: 'stream', id, ip });
+        }),
     },
     setLiveFigures(read) {
       live = read;

@@ -45,6 +45,14 @@ export interface CronLeader {
   claim(job: string, tickMs: number): Promise<boolean>;
 }
 
+/**
+ * Server-wide stream caps for processes that share one server (`serve --workers`): a stream
+ * takes a place before it opens and gives it back when it ends. Null: the cap is reached.
+ */
+export interface StreamCaps {
+  acquire(ip: string): Promise<(() => void) | null>;
+}
+
 export interface Cluster {
   readonly node: string;
   readonly changes: ChangeBus;

@@ -181,6 +181,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     email,
     photos,
     live,
+    ...(proc.role === 'worker' ? { streamCaps: proc.cluster.streams } : {}),
     metrics,
     oauth,
     push,

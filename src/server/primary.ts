@@ -36,7 +36,11 @@ export async function runPrimary(project: Project, config: AppConfig, log: Logge
       s.dashboard.observe(method, route, status, ms, requestId, ip, at);
     }
   };
-  const app = (made.app = await createApp(project, config, { migrate: mode, log, process: { role: 'primary', socketPath, cluster: (base) => (hub = hubCluster(base, observe)) } }));
+  const app = (made.app = await createApp(project, config, {
+    migrate: mode,
+    log,
+    process: { role: 'primary', socketPath, cluster: (base) => (hub = hubCluster(base, observe, { maxOpen: config.maxStreams, maxPerIp: config.maxStreamsPerIp })) },
+  }));
   await app.listen();
   chmodSync(socketPath, 0o600);
   const h = hub!;
