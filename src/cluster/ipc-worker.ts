@@ -51,7 +51,7 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
   const revocationListeners: ((e: readonly RevokedSession[] | null) => void)[] = [];
   const store = new IpcRateLimitStore((m) => channel.send(m));
   let state: { ready: boolean; redis: 'up' | 'down' | undefined } = { ready: false, redis: undefined };
-  let live: () => LiveFigures = () => ({ open: 0, queries: 0 });
+  let live: () => LiveFigures = () => ({ open: 0, queries: 0, streams: [] });
   let buffer: Observation[] = [];
   let streamAsk = 0;
   const streamAnswers = new Map<number, (ok: boolean) => void>();

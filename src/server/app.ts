@@ -26,6 +26,7 @@ import { checkedData } from '../core/response-size.js';
 import { createClientIp, createPolicyResolver, createRateLimiter } from '../ratelimit/index.js';
 import { joinCluster, openCluster, type Cluster } from '../cluster/index.js';
 import type { Hub } from '../cluster/ipc-hub.js';
+import type { LiveFigures } from '../cluster/ipc-protocol.js';
 import type { WorkerCluster } from '../cluster/ipc-worker.js';
 import { createForwarder } from '../http/forward.js';
 import { newId } from '../storage/ids.js';
@@ -149,6 +150,8 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   rt.push = push;
   const READ = { one: 'get', list: 'list', count: 'count' } as const;
   // A re-run whose payload would pass maxResponseBytes ends its streams with RESPONSE_TOO_LARGE (SPEC §4).
+  // The primary's figures include the workers' streams, as last gathered (before every server-wide read).
+  let workerLive: readonly LiveFigures[] = [];
   const census = trackLive(
     createLiveEngine({
       run: async (q) => checkedData(await readData(rt, READ[q.kind], q.plan), config.maxResponseBytes),
@@ -156,6 +159,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
       maxOpen: config.maxStreams,
       maxPerIp: config.maxStreamsPerIp,
     }),
+    proc.role === 'primary' ? () => workerLive : undefined,
   );
   const live = census.engine;
   writer.onCommit(live.onCommit);
@@ -227,7 +231,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     },
     listen: () =>
       new Promise((resolvePort, reject) => {
-        server = createServer({ router, services, corsOrigins: config.corsOrigins, log, metrics, ...serverRole(proc, config, dashboard.observe, cluster) });
+        server = createServer({ router, services, corsOrigins: config.corsOrigins, log, metrics, ...serverRole(proc, config, dashboard.observe, cluster, (f) => (workerLive = f)) });
         server.once('error', reject);
         const listening = () => {
           if (ownsWriter(proc)) {
@@ -265,12 +269,12 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
 type Observe = (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => void;
 
 /** How this process's HTTP server differs by role: where the client address comes from, what it forwards. */
-function serverRole(proc: ProcessRole, config: AppConfig, observe: Observe, cluster: Cluster) {
+function serverRole(proc: ProcessRole, config: AppConfig, observe: Observe, cluster: Cluster, gathered: (f: readonly LiveFigures[]) => void) {
   const clientIp = createClientIp(config.trustedProxies);
   if (proc.role === 'single') return { clientIp, observe };
   if (proc.role === 'primary') {
     // Only workers reach the private socket, and each sends the client's address as the one entry.
-    return { clientIp: (_socket: string, forwardedFor: string | undefined) => forwardedFor ?? '127.0.0.1', observe, gather: async () => void (await (cluster as Hub).gather()) };
+    return { clientIp: (_socket: string, forwardedFor: string | undefined) => forwardedFor ?? '127.0.0.1', observe, gather: async () => gathered(await (cluster as Hub).gather()) };
   }
   const sqlite = !config.databaseUrl;
   const c = proc.cluster;

@@ -23,10 +23,7 @@ export async function runWorker(project: Project, config: AppConfig, log: Logger
     onMessage: (l: (m: ToWorker) => void) => void process.on('message', (m) => isMessage(m) && l(m as ToWorker)),
   });
   const app = await createApp(project, config, { migrate: mode, log, process: { role: 'worker', cluster, forwardTo } });
-  cluster.setLiveFigures(() => {
-    const s = app.live.stats();
-    return { open: s.open, queries: s.queries };
-  });
+  cluster.setLiveFigures(() => app.services.dashboard.live());
   await app.listen();
   let stopping = false;
   const stop = () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { bearer, type TestServer } from '../helpers/server.js';
 import { signIn, startServerWithAdmin } from '../helpers/users.js';
+import { openStream } from '../helpers/stream-client.js';
 import { pinWorkers, workerOf, type Pinned } from './pin.js';
 
 const ADMIN = { email: 'root@example.com', password: 'admin-pass-1234' };
@@ -51,5 +52,25 @@ describe('two workers on one port', { timeout: 60_000 }, () => {
     expect(after.total - before.total).toBe(6 + 4 + 1);
     expect((after.byRoute['GET /db/count'] ?? 0) - (before.byRoute['GET /db/count'] ?? 0)).toBe(6);
     expect((after.byRoute['POST /db'] ?? 0) - (before.byRoute['POST /db'] ?? 0)).toBe(4);
+  });
+
+  it('shows the streams of every worker on the dashboard', async () => {
+    const token = (await signIn(server, 'admins', ADMIN.email, ADMIN.password)).accessToken;
+    const streams = [];
+    const workers = new Set<string>();
+    for (let i = 0; i < 20 && workers.size < 2; i++) {
+      const s = await openStream(server.base, '/db/stream/count', { table: 'tasks' });
+      await s.next();
+      workers.add(workerOf(s.headers['x-request-id'] as string));
+      streams.push(s);
+    }
+    try {
+      const live = await server.call<{ data: { open: number; streams: { route: string; table: string; open: number }[] } }>('GET', '/dashboard/live', undefined, bearer(token));
+      expect(live.status, live.text).toBe(200);
+      expect(live.json.data.open).toBe(streams.length);
+      expect(live.json.data.streams).toContainEqual({ route: 'GET /db/stream/count', table: 'tasks', open: streams.length });
+    } finally {
+      for (const s of streams) s.close();
+    }
   });
 });
