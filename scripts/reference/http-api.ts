@@ -4,7 +4,8 @@
  * serves), so the page lists exactly what the code declares.
  */
 import type { DeclaredRoute, Family } from '../../src/http/declare.js';
-import type { JsonSchema, OpenApiDocument } from '../../src/openapi/index.js';
+import type { JsonSchema } from '../../src/openapi/context.js';
+import type { OpenApiDocument } from '../../src/openapi/index.js';
 
 /** Where each family's declarations live: the link from a route to its handler. */
 const FAMILY_FILE: Record<Family, string> = {
@@ -66,7 +67,7 @@ function typeText(doc: OpenApiDocument, s: JsonSchema | undefined): string {
     const name = String(s.$ref).split('/').pop()!;
     if (!r.enum) return `\`${name}\``;
   }
-  if (Array.isArray(r.enum)) return r.enum.map((v) => `\`${JSON.stringify(v)}\``).join(' \\| ');
+  if (Array.isArray(r.enum)) return r.enum.map((v: unknown) => `\`${JSON.stringify(v)}\``).join(' \\| ');
   if (Array.isArray(r.oneOf) || Array.isArray(r.anyOf)) return ((r.oneOf ?? r.anyOf) as JsonSchema[]).map((x) => typeText(doc, x)).join(' or ');
   if (r.type === 'array') return `array of ${typeText(doc, r.items as JsonSchema)}`;
   const fmt = r.format ? ` (${String(r.format)})` : '';
