@@ -4,7 +4,7 @@
  * serves), so the page lists exactly what the code declares.
  */
 import type { DeclaredRoute, Family } from '../../src/http/declare.js';
-import type { JsonSchema } from '../../src/openapi/context.js';
+import { openApiPath, type JsonSchema } from '../../src/openapi/context.js';
 import type { OpenApiDocument } from '../../src/openapi/index.js';
 
 /** Where each family's declarations live: the link from a route to its handler. */
@@ -49,7 +49,7 @@ const anchorOf = (route: DeclaredRoute) =>
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/-+$/, '');
-const docPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+const docPath = openApiPath;
 
 function deref(doc: OpenApiDocument, s: JsonSchema | undefined): JsonSchema | undefined {
   let cur = s;
