@@ -86,9 +86,9 @@ export interface StartOptions {
   /** More flags (the cluster tests pass `--database` and `--redis` for two nodes of one deployment). */
   args?: string[];
   /**
-   * `--workers N`. Without it the server runs as ONE process (WORKERS=1), whatever `serve`'s
-   * default: the suite runs many servers at once on small machines, and only test/workers/ tests
-   * what several workers change.
+   * `--workers N`. Without it the server runs as ONE process (WORKERS=1, or
+   * TABLEBASE_TEST_WORKERS), whatever `serve`'s default: the suite runs many servers at once on
+   * small machines, and only test/workers/ tests what several workers change.
    */
   workers?: number;
 }
@@ -128,7 +128,15 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const port = await freePort();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tb-test-'));
   const project = options.project ?? join(ROOT, 'examples/conformance');
-  const env = { WORKERS: '1', JWT_SECRET: secret(), PASSWORD_SECRET: secret(), LOG_LEVEL: 'info', REDIS_PREFIX: `tb-test:${randomBytes(6).toString('hex')}:`, ...options.env };
+  // TABLEBASE_TEST_WORKERS=auto runs the suite with serve's own default (one worker per CPU).
+  const env = {
+    WORKERS: process.env.TABLEBASE_TEST_WORKERS ?? '1',
+    JWT_SECRET: secret(),
+    PASSWORD_SECRET: secret(),
+    LOG_LEVEL: 'info',
+    REDIS_PREFIX: `tb-test:${randomBytes(6).toString('hex')}:`,
+    ...options.env,
+  };
   const database = options.args?.includes('--database') ? [] : await databaseArgs(dataDir);
   const proc = spawn(
     process.execPath,
