@@ -48,10 +48,11 @@ interface Wrk {
   total: number;
 }
 
-/** wrk, one thread, c connections; a Lua script picks the request path from `paths`. */
-function wrk(base: string, paths: string[], c: number): Promise<Wrk> {
+/** wrk, one thread, c connections; a Lua script picks the request path from `paths` (a POST of `post` when given). */
+function wrk(base: string, paths: string[], c: number, post?: string): Promise<Wrk> {
   const script = join(data, `paths-${Math.random().toString(36).slice(2)}.lua`);
-  writeFileSync(script, `local p = {${paths.map((x) => JSON.stringify(x)).join(',')}}\nrequest = function() return wrk.format("GET", p[math.random(#p)]) end\n`);
+  const req = post ? `wrk.format("POST", p[1], {["Content-Type"] = "application/json"}, ${JSON.stringify(post)})` : 'wrk.format("GET", p[math.random(#p)])';
+  writeFileSync(script, `local p = {${paths.map((x) => JSON.stringify(x)).join(',')}}\nrequest = function() return ${req} end\n`);
   return new Promise((resolve, reject) => {
     const w = spawn('wrk', ['-t1', `-c${c}`, `-d${SECONDS}s`, '--latency', '-s', script, base]);
     let out = '';
@@ -98,6 +99,8 @@ async function throughput(): Promise<string[]> {
   const scenarios = [
     { name: 'get by id', paths: (ids: string[]) => ids.slice(0, 1000).map((id) => `/db?body=${q({ table: 'items', where: { id: { eq: id } } })}`) },
     { name: 'list limit 50 + total', paths: () => [`/db/list?body=${q({ table: 'items', limit: 50 })}`] },
+    // SQLite writes go through the primary's one writer: workers forward them.
+    { name: 'create', paths: () => ['/db'], post: JSON.stringify({ table: 'items', object: { title: 'bench', n: 1 } }) },
   ];
   const lines = [
     '| scenario c=50 | raw req/s | 1 worker req/s | 2 workers req/s | 2 w / 1 w | 1 w / raw | raw µs CPU/req | 1 w µs CPU/req | 2 w µs CPU/req | 1 w CPU / raw CPU |',
@@ -109,7 +112,7 @@ async function throughput(): Promise<string[]> {
       for (let i = 0; i < servers.length; i++) {
         const x = servers[(i + r) % servers.length]!;
         const before = treeCpu(x.s.proc.pid!);
-        const w = await wrk(x.s.base, sc.paths(x.ids), 50);
+        const w = await wrk(x.s.base, sc.paths(x.ids), 50, sc.post);
         got.get(x.name)!.push({ rps: w.rps, cpu: ((treeCpu(x.s.proc.pid!) - before) * 1e6) / Math.max(1, w.total) });
       }
     }
