@@ -50,6 +50,7 @@ export async function runPrimary(project: Project, config: AppConfig, log: Logge
   let ready = false;
   let stopping = false;
   let port = config.port;
+  let deaths: number[] = [];
   const fork = (): Worker => {
     const w = cluster.fork({ [PRIMARY_SOCKET_ENV]: socketPath });
     const peer: Peer = { id: w.id, send: (m) => void (w.isConnected() && w.send(m)) };
@@ -82,8 +83,13 @@ export async function runPrimary(project: Project, config: AppConfig, log: Logge
         reject(new Error(`a worker exited during start (code ${code ?? signal})`));
         return;
       }
-      log.warn({ worker: w.id, code, signal }, 'worker exited; starting a replacement');
-      fork();
+      // At once (a dead worker is replaced within a second), unless workers keep dying: then one a second.
+      const now = Date.now();
+      deaths = deaths.filter((t) => now - t < 10_000);
+      deaths.push(now);
+      const delay = deaths.length > 5 ? 1000 : 0;
+      log.warn({ worker: w.id, code, signal, delayMs: delay }, 'worker exited; starting a replacement');
+      setTimeout(() => stopping || fork(), delay);
     });
     cluster.on('listening', () => ready && resolve());
   });
