@@ -161,7 +161,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     }),
     proc.role === 'primary' ? () => workerLive : undefined,
   );
-  const live = census.engine;
+  const live = proc.role === 'worker' ? proc.cluster.watched(census.engine) : census.engine;
   writer.onCommit(live.onCommit);
   joinCluster(cluster, { onCommit: (l) => writer.onCommit(l), live, revocations: auth.revocations, reloadRevocations: () => auth.sessions.loadRevocations() }, warn);
   const photos = createPhotoService({
