@@ -7,7 +7,9 @@ import { resolveConfig } from '../core/config.js';
 import { loadProject } from '../core/load-project.js';
 import { createLogger, logFormat } from '../core/logger.js';
 import { loadSecrets } from '../auth/secrets.js';
+import { adminCommand, ADMIN_TABLE_SNIPPET } from '../core/next-steps.js';
 import { configFlags, projectDirOf, type Args } from './args.js';
+import { onParentGone } from './parent.js';
 
 export async function serve(args: Args, mode: 'apply' | 'auto'): Promise<void> {
   const projectDir = projectDirOf(args);
@@ -19,6 +21,15 @@ export async function serve(args: Args, mode: 'apply' | 'auto'): Promise<void> {
   const app = await createApp(project, config, { migrate: mode, log });
   const port = await app.listen();
   app.rt.log.info({ host: config.host, port, project: config.projectDir, data: config.dataDir }, `Tablebase listening on http://${config.host}:${port}`);
+  // Where to go next (issue #27 item 5): the dashboard and the exact command that makes its first admin.
+  const origin = `http://${['0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const admins = app.rt.model.tables.filter((c) => c.auth?.admin).map((c) => c.name);
+  const command = adminCommand(admins, config.projectDir);
+  app.rt.log.info(
+    { dashboard: `${origin}/_` },
+    command ? `Dashboard: ${origin}/_  (first admin: ${command})` : `Dashboard: ${origin}/_  (no admin table yet: add ${ADMIN_TABLE_SNIPPET} to the project's tables)`,
+  );
+  process.send?.({ tablebase: 'listening', port }); // dev's supervisor starts its type check now
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -34,4 +45,5 @@ export async function serve(args: Args, mode: 'apply' | 'auto'): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  onParentGone(stop);
 }
