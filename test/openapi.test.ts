@@ -115,7 +115,7 @@ describe('tablebase openapi', () => {
       execFile(
         process.execPath,
         [join(ROOT, 'bin/tablebase.mjs'), 'openapi', '--project', join(ROOT, 'examples/conformance'), ...args],
-        { cwd: ROOT, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+        { cwd: ROOT, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
         (err, stdout) => res({ code: err ? 1 : 0, stdout }),
       ),
     );
