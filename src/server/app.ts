@@ -175,7 +175,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   };
   // Validated now (a bad schedule fails the start); timers begin once the server listens.
   let cron: Scheduler | undefined;
-  const dashboard = createDashboard({ rt, auth, photos, photoRepo: photoRepo(rt), cron: () => cron, census });
+  const dashboard = createDashboard({ rt, auth, photos, photoRepo: photoRepo(rt), cron: () => cron, census, projectDir: config.projectDir });
   void dashboard.assets().catch((err) => log.error({ err }, 'dashboard bundle failed'));
   const purgeAll = () => Promise.all([auth.sessions.purgeExpired(), auth.otp.purgeExpired(), oauth.states.purgeExpired()]);
   const purge = setInterval(() => void purgeAll().catch((err) => log.warn({ err }, 'session purge failed')), 3_600_000).unref();
