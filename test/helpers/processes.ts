@@ -41,8 +41,8 @@ process.on('exit', () => {
  * Linux: every live process whose environment holds `TABLEBASE_TEST_PROCS=<run>`, with its process
  * group. Elsewhere an empty list (the per-worker `exit` handler above still runs).
  */
-export function markedProcesses(run: string): { pid: number; pgid: number }[] {
-  const want = `${MARKER}=${run}`;
+export function markedProcesses(run: string, variable = MARKER): { pid: number; pgid: number }[] {
+  const want = `${variable}=${run}`;
   const found: { pid: number; pgid: number }[] = [];
   let entries: string[];
   try {
