@@ -136,6 +136,9 @@ const PACKAGE = (o: TemplateOptions) =>
       type: 'module',
       scripts: { dev: 'tablebase dev', start: 'tablebase serve', typecheck: 'tsc -p .', client: 'tablebase gen client' },
       dependencies: { tablebase: o.tablebaseSpec },
+      // npm 11 lists dependencies whose install scripts nobody approved (npm 12 will block them):
+      // these three fetch or build native binaries Tablebase needs (SQLite, its bundler, images).
+      allowScripts: { 'better-sqlite3': true, esbuild: true, sharp: true },
       devDependencies: { typescript: '^5.9.0', '@types/node': '^20.0.0' },
     },
     null,
