@@ -97,12 +97,15 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     newId,
   });
   await auth.start();
+  /** The origin the server listens on, once it does: the default public URL of email links. */
+  let listeningOrigin: string | undefined;
   const email = createEmailService({
     smtpUrl: config.smtpUrl,
     outboxDir: join(config.dataDir, 'outbox'),
     from: project.email?.from,
     templatesDir: project.email?.templatesDir ? resolve(config.projectDir, project.email.templatesDir) : undefined,
     links: project.email?.links,
+    publicUrl: () => config.publicUrl ?? listeningOrigin,
     log,
   });
   const rt: Runtime = {
@@ -204,7 +207,10 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
           if (project.cron?.length) cron = startScheduler(rt, project.cron, cluster.cron.claim);
           void push.start().catch((err) => log.error({ err }, 'push worker failed to start'));
           const addr = server!.address();
-          resolvePort(typeof addr === 'object' && addr ? addr.port : config.port);
+          const port = typeof addr === 'object' && addr ? addr.port : config.port;
+          // Links in emails default to this origin (docs/reference/configuration.md, PUBLIC_URL).
+          listeningOrigin = `http://${['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+          resolvePort(port);
         });
       }),
     close: async () => {

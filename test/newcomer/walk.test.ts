@@ -11,7 +11,7 @@
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -219,6 +219,26 @@ describe('a newcomer following the README', { timeout: 300_000 }, () => {
     const mine = await fetch(`${base}/db/list?body=${body}`, { headers: { authorization: `Bearer ${session.data.accessToken}` } });
     const listed = (await mine.json()) as { data: { items: { ownerId: string }[] } };
     expect(listed.data.items).toEqual([expect.objectContaining({ ownerId: session.data.user.id })]);
+  });
+
+  it("the verification email's link opens on the dev server and verifies the address", async () => {
+    const asked = await fetch(`${base}/auth/verify-email`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ table: 'users', email: USER.email }) });
+    expect(asked.status, await asked.clone().text()).toBeLessThan(300);
+    const outbox = join(app, '.tablebase/outbox');
+    let link = '';
+    await until(async () => {
+      const files = existsSync(outbox) ? readdirSync(outbox).filter((f) => f.endsWith('.json')) : [];
+      const texts = files.map((f) => (JSON.parse(readFileSync(join(outbox, f), 'utf8')) as { text: string | null }).text ?? '');
+      link = /(http\S*\/_\/confirm\/verify\?token=[A-Za-z0-9%_.~-]+)/.exec(texts.join('\n'))?.[1] ?? '';
+      return link !== '';
+    }, 'the verification email in the outbox');
+    expect(link.startsWith(`${base}/_/confirm/verify?token=`)).toBe(true); // the server's own origin, port included
+
+    const w = await watchedPage(browser!, base);
+    await w.page.goto(link);
+    await w.page.getByRole('button', { name: 'Verify my email' }).click();
+    await expect.poll(() => w.page.getByRole('status').textContent()).toBe('Your email address is verified.');
+    expect(w.problems).toEqual([]);
   });
 
   it('Ctrl-C stops dev and its server, and nothing is left running', async () => {
