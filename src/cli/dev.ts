@@ -31,6 +31,9 @@ const IGNORED = /(^|[/\\])(\.tablebase|node_modules|migrations|\.git)([/\\]|$)/;
 /** Only code and settings restart the server (a log file written into the project must not). */
 const WATCHED = /\.([cm]?[jt]sx?|json)$/;
 
+/** Set in the environment of a spare server process (see `spare` below and serve.ts). */
+export const SPARE_ENV = 'TABLEBASE_DEV_SPARE';
+
 const say = (line: string) => console.log(`[dev] ${line}`);
 
 export async function dev(args: Args, argv: readonly string[]): Promise<void> {
@@ -53,18 +56,29 @@ export async function dev(args: Args, argv: readonly string[]): Promise<void> {
     checker.run();
   };
 
-  const start = () => {
+  /**
+   * A spare server process: started once a server listens, it loads Tablebase's modules and waits
+   * for `go` before it reads the project. A restart hands over to it instead of paying Node's and
+   * the modules' start-up again (the spare never loaded the project, so the saved change is read
+   * fresh). Costs one idle process while dev runs.
+   */
+  let spare: ChildProcess | undefined;
+
+  const spawnServer = (asSpare: boolean) => {
     // stdin stays with dev; the IPC channel (fd 3) tells the child when dev is gone.
-    const c = spawn(process.execPath, childArgv, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    child = c;
+    const c = spawn(process.execPath, childArgv, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: asSpare ? { ...process.env, [SPARE_ENV]: '1' } : process.env });
     c.on('error', (err) => say(`could not start the server: ${err.message}`));
-    // The type check waits for the server to listen (or fail): on two busy cores, running both at
-    // once doubles the time until the saved change is served.
+    // The type check and the next spare wait for the server to listen (or fail): on two busy
+    // cores, running them at once delays the moment the saved change is served.
     c.on('message', (m) => {
-      if ((m as { tablebase?: string } | null)?.tablebase === 'listening') checkTypesLater();
+      if (c !== child || (m as { tablebase?: string } | null)?.tablebase !== 'listening') return;
+      checkTypesLater();
+      prepareSpare();
     });
     c.once('exit', (code, signal) => {
-      if (child === c) child = undefined;
+      if (c === spare) spare = undefined;
+      if (c !== child) return;
+      child = undefined;
       clearTimeout(killTimer);
       if (stopping) return finish();
       if (restartWhenDown) {
@@ -72,9 +86,27 @@ export async function dev(args: Args, argv: readonly string[]): Promise<void> {
         return start();
       }
       checkTypesLater();
+      prepareSpare(); // so the fix is served as fast as any restart
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       say(`the server ${how}. Fix the problem and save a file: dev restarts on the next change (Ctrl-C quits).`);
     });
+    return c;
+  };
+
+  const prepareSpare = () => {
+    if (!stopping && !spare) spare = spawnServer(true);
+  };
+
+  const start = () => {
+    const ready = spare;
+    spare = undefined;
+    if (ready && ready.connected && ready.exitCode === null && ready.signalCode === null) {
+      child = ready;
+      ready.send({ tablebase: 'go' });
+    } else {
+      if (ready) ready.kill('SIGKILL');
+      child = spawnServer(false);
+    }
   };
 
   const terminate = (c: ChildProcess) => {
@@ -104,11 +136,13 @@ export async function dev(args: Args, argv: readonly string[]): Promise<void> {
     if (stopping) {
       // Asked twice (a second Ctrl-C): no more waiting.
       child?.kill('SIGKILL');
+      spare?.kill('SIGKILL');
       checker.cancel();
       process.exit(1);
     }
     stopping = true;
     say(`${why}: stopping`);
+    spare?.kill('SIGKILL');
     clearTimeout(debounce);
     watcher.close();
     if (child) terminate(child);
@@ -127,7 +161,7 @@ export async function dev(args: Args, argv: readonly string[]): Promise<void> {
   onParentGone(stop);
   // Last resort, whatever made dev exit: never leave a server behind.
   process.on('exit', () => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const c of [child, spare]) if (c && c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     checker.cancel();
   });
 

@@ -12,6 +12,7 @@ import { configFlags, projectDirOf, type Args } from './args.js';
 import { onParentGone } from './parent.js';
 
 export async function serve(args: Args, mode: 'apply' | 'auto'): Promise<void> {
+  if (process.env.TABLEBASE_DEV_SPARE === '1' && process.send) await waitForGo();
   const projectDir = projectDirOf(args);
   const project = await loadProject(projectDir);
   const secrets = loadSecrets(process.env, projectDir);
@@ -46,4 +47,22 @@ export async function serve(args: Args, mode: 'apply' | 'auto'): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   onParentGone(stop);
+}
+
+/**
+ * A spare of `dev` (see dev.ts): this module's imports (the whole server) are loaded; the project
+ * is read only when dev hands a restart over. If dev goes away first, there is nothing to stop.
+ */
+function waitForGo(): Promise<void> {
+  return new Promise((resolveGo) => {
+    const gone = () => process.exit(0);
+    process.once('disconnect', gone);
+    const onMessage = (m: unknown) => {
+      if ((m as { tablebase?: string } | null)?.tablebase !== 'go') return;
+      process.off('message', onMessage);
+      process.off('disconnect', gone);
+      resolveGo();
+    };
+    process.on('message', onMessage);
+  });
 }
