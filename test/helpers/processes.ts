@@ -68,7 +68,7 @@ export function markedProcesses(run: string, variable = MARKER): { pid: number; 
 
 /**
  * Kills every process of the run: whole groups for detached ones; in vitest's own group (its
- * workers carry the marker too) only a Tablebase command a test spawned without `detached`.
+ * workers carry the marker too) only a Tablebase command or a Chromium a test started there.
  */
 export function killMarked(run: string): number {
   const own = ownGroup();
@@ -77,7 +77,7 @@ export function killMarked(run: string): number {
     if (p.pgid > 1 && p.pgid !== own) {
       killGroup(p.pgid);
       killed++;
-    } else if (isTablebase(p.pid)) {
+    } else if (isOurs(p.pid)) {
       try {
         process.kill(p.pid, 'SIGKILL');
         killed++;
@@ -89,9 +89,10 @@ export function killMarked(run: string): number {
   return killed;
 }
 
-function isTablebase(pid: number): boolean {
+function isOurs(pid: number): boolean {
   try {
-    return /bin\/tablebase(\.mjs)?\0/.test(readFileSync(`/proc/${pid}/cmdline`, 'latin1'));
+    // A Tablebase command, or the Chromium a browser test launched (its children die with it).
+    return /bin\/tablebase(\.mjs)?\0|\/chromium\0|\/chrome\0/.test(readFileSync(`/proc/${pid}/cmdline`, 'latin1'));
   } catch {
     return false;
   }
