@@ -32,6 +32,12 @@ export interface AppConfig {
   /** Prefix of every Redis key and channel (`REDIS_PREFIX`; default `tablebase:<database name>:`). */
   readonly redisPrefix: string | undefined;
   /**
+   * Whether change notices on Redis carry the committed rows (default) or ids only
+   * (`REDIS_CHANGE_ROWS=off`: for a Redis that must not see row data; receivers then re-run the
+   * queries of the tables named). docs/reference/scaling.md.
+   */
+  readonly redisChangeRows?: boolean;
+  /**
    * The origin users reach this server at (`PUBLIC_URL`, `server.publicUrl`, else `auth.publicUrl`):
    * email links that are paths (`/…`) are built on it. Undefined: the server's own listening origin
    * (right for `dev`; set it behind a proxy). docs/reference/configuration.md.
@@ -129,6 +135,7 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
       checkRedisUrl,
     ),
     redisPrefix: env.REDIS_PREFIX || undefined,
+    redisChangeRows: env.REDIS_CHANGE_ROWS !== 'off',
   });
 }
 
