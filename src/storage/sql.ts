@@ -1,0 +1,175 @@
+/**
+ * The one SQL builder of the internal tables: a tagged template whose interpolations are bound
+ * parameters unless they are identifiers or nested fragments, compiled per dialect (`?` on
+ * SQLite, `$n` on PostgreSQL). The data routes keep their own compiler (compiler.ts: plans to
+ * SQL on the hot path); this one serves the repositories in repos/.
+ *
+ *   const S = tableRef(sessionsTable);
+ *   const q = sql`SELECT ${S.c.userId} FROM ${S.table} WHERE ${S.c.id} = ${sessionId}`;
+ *   await db.get(runner, q); // SQLite: SELECT "user_id" FROM "_sessions" WHERE "id" = ?
+ *
+ * Safety by construction: a value can only become a parameter (its type is checked: no objects,
+ * no undefined); text enters only through the template's literal parts, `ident` (a checked
+ * name) or `tableRef` (names of a declared table only, typed by its columns).
+ */
+import { toSnake } from '../core/naming.js';
+import type { CollectionModel } from '../core/model.js';
+import type { ColumnMap } from '../define/columns.js';
+import type { Dialect } from './dialect.js';
+import type { RawRow, SqlRunner } from './driver.js';
+
+/** What may be bound as a parameter. */
+export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
+
+/** A quoted identifier, optionally qualified (`q.id` → `"q"."id"`). */
+export class Ident {
+  constructor(readonly path: readonly string[]) {}
+}
+
+/** A fragment: literal text parts and what goes between them. */
+export class Sql {
+  constructor(
+    readonly strings: readonly string[],
+    readonly pieces: readonly SqlPiece[],
+  ) {}
+}
+
+export type SqlPiece = SqlValue | Ident | Sql;
+
+export interface Compiled {
+  readonly text: string;
+  readonly params: unknown[];
+}
+
+const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+export function sql(strings: TemplateStringsArray, ...pieces: SqlPiece[]): Sql {
+  return new Sql(strings, pieces);
+}
+
+/** An identifier that is not a declared column (an alias, a bookkeeping table): checked, then quoted. */
+export function ident(...path: string[]): Ident {
+  for (const name of path) if (!NAME_RE.test(name)) throw new Error(`sql: "${name}" is not a valid identifier`);
+  return new Ident(path);
+}
+
+/** Joins fragments (or values, each bound) with `separator` (literal text chosen by the caller). */
+export function join(items: readonly SqlPiece[], separator: ', ' | ' AND ' | ' OR ' | ' ' = ', '): Sql {
+  if (items.length === 0) return new Sql([''], []);
+  return new Sql(['', ...Array<string>(items.length - 1).fill(separator), ''], items);
+}
+
+/** An empty fragment, for a clause a capability leaves out. */
+export const empty: Sql = new Sql([''], []);
+
+/** Compiles a fragment for `d`: the text with numbered placeholders, and the values in order. */
+export function compile(d: Dialect, q: Sql): Compiled {
+  const params: unknown[] = [];
+  let text = '';
+  const walk = (s: Sql) => {
+    text += s.strings[0]!;
+    for (let i = 0; i < s.pieces.length; i++) {
+      const p = s.pieces[i];
+      if (p instanceof Sql) walk(p);
+      else if (p instanceof Ident) text += p.path.length === 1 ? d.quote(p.path[0]!) : p.path.map(d.quote).join('.');
+      else if (p === undefined) throw new Error('sql: undefined cannot be bound (use null)');
+      else {
+        params.push(p);
+        text += d.param(params.length);
+      }
+      text += s.strings[i + 1]!;
+    }
+  };
+  walk(q);
+  return { text, params };
+}
+
+/** Runs fragments on a runner with one dialect's compilation: what every repository uses. */
+export interface SqlExec {
+  readonly dialect: Dialect;
+  all(r: SqlRunner, q: Sql): Promise<RawRow[]>;
+  get(r: SqlRunner, q: Sql): Promise<RawRow | undefined>;
+  run(r: SqlRunner, q: Sql): Promise<{ changes: number }>;
+}
+
+export function sqlExec(dialect: Dialect): SqlExec {
+  return {
+    dialect,
+    all: (r, q) => {
+      const c = compile(dialect, q);
+      return r.all(c.text, c.params);
+    },
+    get: (r, q) => {
+      const c = compile(dialect, q);
+      return r.get(c.text, c.params);
+    },
+    run: (r, q) => {
+      const c = compile(dialect, q);
+      return r.run(c.text, c.params);
+    },
+  };
+}
+
+/** A table's identifiers, by camelCase column name; only declared names exist (typed and checked). */
+export interface TableRef<C extends string> {
+  /** The table (with its alias after it, for an aliased ref). */
+  readonly table: Ident | Sql;
+  readonly c: { readonly [K in C]: Ident };
+  /** The same table under alias `a`: `table` is `"t" a`, columns are `a."col"`. */
+  as(a: string): TableRef<C>;
+}
+
+function makeRef<C extends string>(name: string, columns: ReadonlyMap<string, string>, alias?: string): TableRef<C> {
+  const c: Record<string, Ident> = {};
+  for (const [key, column] of columns) c[key] = alias === undefined ? ident(column) : ident(alias, column);
+  const table = ident(name);
+  return Object.freeze({
+    table: alias === undefined ? table : sql`${table} ${ident(alias)}`,
+    c: Object.freeze(c) as TableRef<C>['c'],
+    as: (a: string) => makeRef<C>(name, columns, a),
+  });
+}
+
+/** The identifiers of an internal table declared with the definition API (auth, push schema files). */
+export function tableRef<C extends ColumnMap>(t: { readonly name: string; readonly columns: C }): TableRef<(keyof C & string) | 'id'> {
+  const columns = new Map<string, string>([['id', 'id']]);
+  for (const key of Object.keys(t.columns)) columns.set(key, toSnake(key));
+  return makeRef(t.name, columns);
+}
+
+/** The identifiers of a project table, from its model (column SQL names as migrated). */
+export function modelRef(m: CollectionModel): TableRef<string> {
+  return makeRef(m.name, new Map([...m.columns].map(([k, col]) => [k, col.sql])));
+}
+
+/** The identifiers of a table that has no declaration (storage's own bookkeeping tables). */
+export function namedRef<C extends string>(name: string, columns: readonly C[]): TableRef<C> {
+  return makeRef(name, new Map(columns.map((k) => [k, k])));
+}
+
+// Clauses whose form is a dialect capability (dialect.ts), so no repository asks which database it is.
+
+/** `ON CONFLICT (target) DO UPDATE SET …` (the dialect's upsert form); `set` may use `excluded(col)`. */
+export function onConflictUpdate(d: Dialect, target: readonly Ident[], set: Sql): Sql {
+  if (d.upsert !== 'on-conflict') throw new Error(`sql: upsert form ${String(d.upsert)} is not supported`);
+  return sql`ON CONFLICT (${join(target)}) DO UPDATE SET ${set}`;
+}
+
+/** The proposed row's value of `column` inside an upsert's SET. */
+export const excluded = (column: Ident): Sql => sql`excluded.${column}`;
+
+/**
+ * Appended to a claim's SELECT: where concurrent claimers exist (PostgreSQL) rows another holds
+ * locked are skipped rather than waited for; where one writer serializes every claim (SQLite)
+ * nothing is needed.
+ */
+export const skipLocked = (d: Dialect, alias: string): Sql => (d.supportsSkipLocked ? sql` FOR UPDATE OF ${ident(alias)} SKIP LOCKED` : empty);
+
+/** `RETURNING cols`: the rows a write changed, answered by the same statement. */
+export function returning(d: Dialect, columns: readonly (Ident | Sql)[]): Sql {
+  if (!d.supportsReturning) throw new Error('sql: this database cannot answer RETURNING');
+  return sql` RETURNING ${join(columns)}`;
+}
+
+/** `expr AS "alias"`. */
+export const as = (expr: Ident | Sql, alias: string): Sql => sql`${expr} AS ${ident(alias)}`;
