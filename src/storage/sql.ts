@@ -14,7 +14,6 @@
  */
 import { toSnake } from '../core/naming.js';
 import type { CollectionModel } from '../core/model.js';
-import type { ColumnMap } from '../define/columns.js';
 import type { Dialect } from './dialect.js';
 import type { RawRow, SqlRunner } from './driver.js';
 
@@ -130,8 +129,18 @@ function makeRef<C extends string>(name: string, columns: ReadonlyMap<string, st
   });
 }
 
+/**
+ * A table declared with the definition API, as a repository needs it: its name and (at least) the
+ * columns `K`. Repositories state the columns they use; the feature passes its declaration, and
+ * TypeScript checks it has them.
+ */
+export interface TableDecl<K extends string> {
+  readonly name: string;
+  readonly columns: { readonly [k in K]: unknown };
+}
+
 /** The identifiers of an internal table declared with the definition API (auth, push schema files). */
-export function tableRef<C extends ColumnMap>(t: { readonly name: string; readonly columns: C }): TableRef<(keyof C & string) | 'id'> {
+export function tableRef<K extends string>(t: TableDecl<K>): TableRef<K | 'id'> {
   const columns = new Map<string, string>([['id', 'id']]);
   for (const key of Object.keys(t.columns)) columns.set(key, toSnake(key));
   return makeRef(t.name, columns);
