@@ -33,7 +33,12 @@ export class Sql {
   ) {}
 }
 
-export type SqlPiece = SqlValue | Ident | Sql;
+/** Text the dialect chooses at compile time (a type name, a keyword): never a caller's value. */
+export class DialectText {
+  constructor(readonly pick: (d: Dialect) => string) {}
+}
+
+export type SqlPiece = SqlValue | Ident | Sql | DialectText;
 
 export interface Compiled {
   readonly text: string;
@@ -71,6 +76,7 @@ export function compile(d: Dialect, q: Sql): Compiled {
       const p = s.pieces[i];
       if (p instanceof Sql) walk(p);
       else if (p instanceof Ident) text += p.path.length === 1 ? d.quote(p.path[0]!) : p.path.map(d.quote).join('.');
+      else if (p instanceof DialectText) text += p.pick(d);
       else if (p === undefined) throw new Error('sql: undefined cannot be bound (use null)');
       else {
         params.push(p);
@@ -179,6 +185,9 @@ export function returning(d: Dialect, columns: readonly (Ident | Sql)[]): Sql {
   if (!d.supportsReturning) throw new Error('sql: this database cannot answer RETURNING');
   return sql` RETURNING ${join(columns)}`;
 }
+
+/** The dialect's DDL type for bytes (`BLOB`, `BYTEA`). */
+export const blobType = new DialectText((d) => d.blobType);
 
 /** `expr AS "alias"`. */
 export const as = (expr: Ident | Sql, alias: string): Sql => sql`${expr} AS ${ident(alias)}`;
