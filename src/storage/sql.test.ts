@@ -56,4 +56,20 @@ describe('sql builder', () => {
     expect(compile(postgresDialect, returning(postgresDialect, [T.c.id])).text).toBe(' RETURNING "id"');
     expect(compile(sqliteDialect, empty)).toEqual({ text: '', params: [] });
   });
+
+  it('reuses the text of a shape seen before, and only of the same shape and dialect', () => {
+    const q = (ids: string[], lock: boolean) => sql`SELECT ${T.c.id} FROM ${T.table} WHERE ${T.c.id} IN (${join(ids)})${lock ? sql` FOR UPDATE` : empty}`;
+    const a = compile(sqliteDialect, q(['a', 'b'], false));
+    const b = compile(sqliteDialect, q(['c', 'd'], false));
+    expect(b.text).toBe(a.text); // the same string object: the driver's statement cache finds it at once
+    expect(b.params).toEqual(['c', 'd']);
+    expect(compile(sqliteDialect, q(['a', 'b', 'c'], false)).text).toBe('SELECT "id" FROM "_things" WHERE "id" IN (?, ?, ?)');
+    expect(compile(sqliteDialect, q(['a'], true)).text).toBe('SELECT "id" FROM "_things" WHERE "id" IN (?) FOR UPDATE');
+    expect(compile(postgresDialect, q(['a', 'b'], false)).text).toBe('SELECT "id" FROM "_things" WHERE "id" IN ($1, $2)');
+    expect(compile(sqliteDialect, q(['x', 'y'], false)).text).toBe('SELECT "id" FROM "_things" WHERE "id" IN (?, ?)');
+    const other = T.as('o');
+    const r = (t: typeof T) => sql`SELECT ${t.c.ownerId} FROM ${t.table}`;
+    expect(compile(sqliteDialect, r(T)).text).toBe('SELECT "owner_id" FROM "_things"');
+    expect(compile(sqliteDialect, r(other)).text).toBe('SELECT "o"."owner_id" FROM "_things" "o"');
+  });
 });

@@ -22,7 +22,20 @@ export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
 
 /** A quoted identifier, optionally qualified (`q.id` → `"q"."id"`). */
 export class Ident {
+  // The quoted text for the dialect last asked: repositories build their idents once and compile
+  // them on every call, so quoting is paid once per process (bench/sql-builder.ts).
+  #dialect: Dialect | undefined;
+  #text = '';
+
   constructor(readonly path: readonly string[]) {}
+
+  text(d: Dialect): string {
+    if (this.#dialect !== d) {
+      this.#text = this.path.length === 1 ? d.quote(this.path[0]!) : this.path.map(d.quote).join('.');
+      this.#dialect = d;
+    }
+    return this.#text;
+  }
 }
 
 /** A fragment: literal text parts and what goes between them. */
@@ -57,35 +70,102 @@ export function ident(...path: string[]): Ident {
   return new Ident(path);
 }
 
+/** The literal parts of a join of `n` items: one array per (n, separator), so its identity is stable (compile's cache). */
+const joinStrings = new Map<string, readonly string[]>();
+
 /** Joins fragments (or values, each bound) with `separator` (literal text chosen by the caller). */
 export function join(items: readonly SqlPiece[], separator: ', ' | ' AND ' | ' OR ' | ' ' = ', '): Sql {
-  if (items.length === 0) return new Sql([''], []);
-  return new Sql(['', ...Array<string>(items.length - 1).fill(separator), ''], items);
+  if (items.length === 0) return empty;
+  const key = `${items.length}${separator}`;
+  let strings = joinStrings.get(key);
+  if (strings === undefined) {
+    strings = Object.freeze(['', ...Array<string>(items.length - 1).fill(separator), '']);
+    if (joinStrings.size < 1024) joinStrings.set(key, strings);
+  }
+  return new Sql(strings, items);
 }
 
 /** An empty fragment, for a clause a capability leaves out. */
-export const empty: Sql = new Sql([''], []);
+export const empty: Sql = new Sql(Object.freeze(['']), []);
 
-/** Compiles a fragment for `d`: the text with numbered placeholders, and the values in order. */
-export function compile(d: Dialect, q: Sql): Compiled {
-  const params: unknown[] = [];
+/** Stands for a bound value in a statement's shape. */
+const VALUE = Symbol('value');
+
+/**
+ * The shape of a statement: every literal-parts array (by identity: one per template call site
+ * or join size; its length fixes how many pieces follow), each identifier's length and names,
+ * each dialect text, and VALUE where a value is bound: read back, it determines the text. Two calls
+ * of one repository method have the same shape, so they share one compiled text.
+ */
+function collect(s: Sql, shape: unknown[], params: unknown[]): void {
+  shape.push(s.strings);
+  for (const p of s.pieces) {
+    if (p instanceof Sql) collect(p, shape, params);
+    else if (p instanceof Ident) {
+      // The length first, so `a.b` then `c` never reads as `a` then `b.c`.
+      shape.push(p.path.length);
+      for (const name of p.path) shape.push(name);
+    } else if (p instanceof DialectText) shape.push(p);
+    else if (p === undefined) throw new Error('sql: undefined cannot be bound (use null)');
+    else {
+      shape.push(VALUE);
+      params.push(p);
+    }
+  }
+}
+
+function render(d: Dialect, q: Sql): string {
+  let n = 0;
   let text = '';
   const walk = (s: Sql) => {
     text += s.strings[0]!;
     for (let i = 0; i < s.pieces.length; i++) {
       const p = s.pieces[i];
       if (p instanceof Sql) walk(p);
-      else if (p instanceof Ident) text += p.path.length === 1 ? d.quote(p.path[0]!) : p.path.map(d.quote).join('.');
+      else if (p instanceof Ident) text += p.text(d);
       else if (p instanceof DialectText) text += p.pick(d);
-      else if (p === undefined) throw new Error('sql: undefined cannot be bound (use null)');
-      else {
-        params.push(p);
-        text += d.param(params.length);
-      }
+      else text += d.param(++n);
       text += s.strings[i + 1]!;
     }
   };
   walk(q);
+  return text;
+}
+
+interface Shaped {
+  readonly dialect: Dialect;
+  readonly shape: readonly unknown[];
+  readonly text: string;
+}
+
+/** The last compiled text per call site (its root literal parts) and dialect. */
+const compiled = new WeakMap<readonly string[], Shaped[]>();
+
+function sameShape(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Compiles a fragment for `d`: the text with numbered placeholders, and the values in order. The
+ * text of a shape seen before is reused (the same string object, so the driver's statement cache
+ * finds it without hashing a new string): building it anew on every call cost about as much as
+ * the statement itself on SQLite (bench/sql-builder.ts).
+ */
+export function compile(d: Dialect, q: Sql): Compiled {
+  const shape: unknown[] = [];
+  const params: unknown[] = [];
+  collect(q, shape, params);
+  let entries = compiled.get(q.strings);
+  const hit = entries?.find((e) => e.dialect === d);
+  if (hit && sameShape(hit.shape, shape)) return { text: hit.text, params };
+  const text = render(d, q);
+  if (!entries) compiled.set(q.strings, (entries = []));
+  const entry: Shaped = { dialect: d, shape, text };
+  const at = entries.findIndex((e) => e.dialect === d);
+  if (at >= 0) entries[at] = entry;
+  else entries.push(entry);
   return { text, params };
 }
 

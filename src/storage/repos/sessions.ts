@@ -44,21 +44,18 @@ export function sessionsRepo(d: Dialect, tables: SessionTables) {
     as(S.c.revokedAt, 'revokedAt'),
     as(S.c.revokeReason, 'revokeReason'),
   ]);
+  // Constant fragments are built once: their text is compiled once per dialect (sql.ts).
+  const sessionCols = join([S.c.id, S.c.authTable, S.c.userId, S.c.createdAt, S.c.lastUsedAt, S.c.expiresAt]);
+  const tokenCols = join([T.c.id, T.c.kind, T.c.tokenHash, T.c.authTable, T.c.userId, T.c.sessionId, T.c.email, T.c.createdAt, T.c.expiresAt]);
   const confirmSelect = join([as(T.c.authTable, 'table'), as(T.c.userId, 'userId'), as(T.c.email, 'email')]);
   // Sessions ended (revoked, or expired unrevoked) before `before`.
   const ended = (before: number) => sql`${S.c.revokedAt} < ${before} OR (${S.c.revokedAt} IS NULL AND ${S.c.expiresAt} < ${before})`;
 
   return {
     insertSession: (r: SqlRunner, v: { id: string; table: string; userId: string; now: number; expiresAt: number }) =>
-      x.run(
-        r,
-        sql`INSERT INTO ${S.table} (${join([S.c.id, S.c.authTable, S.c.userId, S.c.createdAt, S.c.lastUsedAt, S.c.expiresAt])}) VALUES (${join([v.id, v.table, v.userId, v.now, v.now, v.expiresAt])})`,
-      ),
+      x.run(r, sql`INSERT INTO ${S.table} (${sessionCols}) VALUES (${join([v.id, v.table, v.userId, v.now, v.now, v.expiresAt])})`),
     insertToken: (r: SqlRunner, v: NewTokenRow) =>
-      x.run(
-        r,
-        sql`INSERT INTO ${T.table} (${join([T.c.id, T.c.kind, T.c.tokenHash, T.c.authTable, T.c.userId, T.c.sessionId, T.c.email, T.c.createdAt, T.c.expiresAt])}) VALUES (${join([v.id, v.kind, v.hash, v.table, v.userId, v.sessionId, v.email, v.now, v.expiresAt])})`,
-      ),
+      x.run(r, sql`INSERT INTO ${T.table} (${tokenCols}) VALUES (${join([v.id, v.kind, v.hash, v.table, v.userId, v.sessionId, v.email, v.now, v.expiresAt])})`),
     /** A token of `kind` by hash, with its session's owner and revocation. */
     findWithSession: (r: SqlRunner, hash: string, kind: string): Promise<RawRow | undefined> =>
       x.get(
