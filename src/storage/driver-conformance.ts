@@ -10,7 +10,6 @@ import type { Change } from './changes.js';
 import { BOARD, col, createSchema, insert, ITEM_ROWS, ITEMS, OWNERS, seed } from './conformance-model.js';
 import type { Driver } from './driver.js';
 import { allOf, anyOf, cmp, countPlan, negate, readPlan, type CompareOp, type OrderTerm, type WhereNode } from './plan.js';
-import { repositoryConformance } from './repos-conformance.js';
 import { countRows, deleteRowById, selectRows, updateRowById } from './rows.js';
 import type { DriverHarness } from './test-drivers.js';
 import { WriteQueue } from './writer.js';
@@ -214,7 +213,6 @@ export function driverConformance(harness: DriverHarness): void {
       expect(await driver.exclusive('conformance', async () => 42)).toBe(42);
     });
   });
-  repositoryConformance(harness);
 }
 
 function insertOwner(driver: Driver, tx: { run: Driver['run'] }, id: string, name: string) {

@@ -1,59 +1,35 @@
 /**
  * The driver conformance suite's part for what moved into storage with issue #20: the SQL
  * builder's placeholders and the repositories' key behaviours (upsert, RETURNING, the
- * skip-locked claim, the blob round trip), the same assertions on every driver. Called by
- * driver-conformance.ts, so sqlite/driver.test.ts and postgres/driver.test.ts both run it.
+ * skip-locked claim, the blob round trip), the same assertions on every driver, on the real
+ * internal tables. sqlite/driver.test.ts and postgres/driver.test.ts both run it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileProject } from '../core/model.js';
-import { column, defineProject, table } from '../define/index.js';
+import { defineProject } from '../define/index.js';
+import type { AnyTable } from '../define/table.js';
 import type { Driver } from './driver.js';
 import { migrationStatements } from './migrations/ddl.js';
 import { diffSchemas } from './migrations/diff.js';
 import { schemaOf } from './migrations/snapshot.js';
 import { blobsRepo, prepareBlobTable } from './repos/blobs.js';
 import { otpRepo } from './repos/otp.js';
-import { pushRepo } from './repos/push.js';
+import { pushRepo, type PushTables } from './repos/push.js';
 import { as, join, returning, sql, sqlExec, tableRef } from './sql.js';
 import type { DriverHarness } from './test-drivers.js';
 
-// The internal tables' shapes (auth/schema.ts, push/schema.ts) under names of their own.
-const otp = table('conf_otp', {
-  prefix: 'oc',
-  columns: {
-    authTable: column.text(),
-    email: column.text(),
-    codeHash: column.text(),
-    attempts: column.integer(),
-    createdAt: column.integer(),
-    expiresAt: column.integer(),
-    usedAt: column.integer().nullable(),
-  },
-  indexes: [{ columns: ['authTable', 'email'], unique: true }],
-});
-const devices = table('conf_devices', {
-  prefix: 'pd',
-  columns: { platform: column.text(), token: column.text(), subscription: column.text().nullable(), userId: column.text(), createdAt: column.text(), updatedAt: column.text() },
-  indexes: [{ columns: ['platform', 'token'], unique: true }],
-});
-const queue = table('conf_queue', {
-  prefix: 'pq',
-  columns: {
-    deviceId: column.text(),
-    platform: column.text(),
-    payload: column.text(),
-    attempts: column.integer(),
-    nextAttemptAt: column.integer(),
-    claimedUntil: column.integer().nullable(),
-    expiresAt: column.integer(),
-    createdAt: column.integer(),
-    lastError: column.text().nullable(),
-  },
-  indexes: [{ columns: ['platform', 'nextAttemptAt'] }],
-});
-const model = compileProject(defineProject({ tables: [otp, devices, queue] }));
+/** The real internal tables, passed in by the driver test files (storage never imports the features that declare them). */
+export interface ConformanceTables {
+  readonly otp: Parameters<typeof otpRepo>[1];
+  readonly devices: PushTables['devices'];
+  readonly queue: PushTables['queue'];
+  /** The same tables as migrations take them. */
+  readonly declared: readonly AnyTable[];
+}
 
-export function repositoryConformance(harness: DriverHarness): void {
+export function repositoryConformance(harness: DriverHarness, tables: ConformanceTables): void {
+  const { otp, devices, queue } = tables;
+  const model = compileProject(defineProject({ tables: [] }), tables.declared);
   describe(`storage repositories and the sql builder: ${harness.name}`, () => {
     let driver: Driver;
     let dispose: () => Promise<void>;
