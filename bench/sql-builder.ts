@@ -2,7 +2,7 @@
  * `node --import tsx bench/sql-builder.ts`: the cost of the internal-table SQL builder
  * (src/storage/sql.ts, issue #20), which compiles its tagged template on every call, against the
  * hand-built statements it replaced (text built once, parameters in an array), on the same
- * SQLite file in the same run. Three workloads of the session store: a lookup by id (one
+ * database in the same run (SQLite; `BENCH_POSTGRES=1`: a fresh PostgreSQL database on the local server). Three workloads of the session store: a lookup by id (one
  * parameter), a 9-parameter insert, and compile alone (no database). Rounds alternate which side
  * goes first; ratios are medians of per-round ratios (ours / baseline time per call, 1.00 = same).
  */
@@ -17,13 +17,17 @@ import { diffSchemas } from '../src/storage/migrations/diff.js';
 import { schemaOf } from '../src/storage/migrations/snapshot.js';
 import { sessionsRepo } from '../src/storage/repos/sessions.js';
 import { compile, sql, tableRef } from '../src/storage/sql.js';
+import type { Driver } from '../src/storage/driver.js';
+import { openPostgres } from '../src/storage/postgres/driver.js';
+import { createTestDatabase } from '../src/storage/postgres/test-database.js';
 import { openSqlite } from '../src/storage/sqlite/driver.js';
 import { median } from './lib.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const N = Number(process.env.BENCH_CALLS ?? 20_000);
 const dir = mkdtempSync(join(tmpdir(), 'tb-bench-sql-'));
-const driver = openSqlite(join(dir, 'db.sqlite'));
+const pg = process.env.BENCH_POSTGRES === '1' ? await createTestDatabase() : undefined;
+const driver: Driver = pg ? await openPostgres(pg.url) : openSqlite(join(dir, 'db.sqlite'));
 
 try {
   const d = driver.dialect;
@@ -39,8 +43,9 @@ try {
   const q = d.quote;
   const [S, T] = [q('_sessions'), q('_auth_tokens')];
   const c = (n: string) => q(n);
-  const findText = `SELECT ${c('id')} AS ${q('id')}, ${c('auth_table')} AS ${q('table')}, ${c('user_id')} AS ${q('userId')}, ${c('created_at')} AS ${q('createdAt')}, ${c('last_used_at')} AS ${q('lastUsedAt')}, ${c('expires_at')} AS ${q('expiresAt')}, ${c('revoked_at')} AS ${q('revokedAt')}, ${c('revoke_reason')} AS ${q('revokeReason')} FROM ${S} WHERE ${c('id')} = ?`;
-  const insertText = `INSERT INTO ${T} (${['id', 'kind', 'token_hash', 'auth_table', 'user_id', 'session_id', 'email', 'created_at', 'expires_at'].map(c).join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  const p = (n: number) => d.param(n);
+  const findText = `SELECT ${c('id')} AS ${q('id')}, ${c('auth_table')} AS ${q('table')}, ${c('user_id')} AS ${q('userId')}, ${c('created_at')} AS ${q('createdAt')}, ${c('last_used_at')} AS ${q('lastUsedAt')}, ${c('expires_at')} AS ${q('expiresAt')}, ${c('revoked_at')} AS ${q('revokedAt')}, ${c('revoke_reason')} AS ${q('revokeReason')} FROM ${S} WHERE ${c('id')} = ${p(1)}`;
+  const insertText = `INSERT INTO ${T} (${['id', 'kind', 'token_hash', 'auth_table', 'user_id', 'session_id', 'email', 'created_at', 'expires_at'].map(c).join(', ')}) VALUES (${Array.from({ length: 9 }, (_, i) => p(i + 1)).join(', ')})`;
   const ST = tableRef(sessionsTable);
 
   let seq = 0;
@@ -74,6 +79,7 @@ try {
     return Number(process.hrtime.bigint() - start) / N; // ns per call
   };
 
+  console.log(`${pg ? 'PostgreSQL' : 'SQLite'}, ${N} calls per side per round\n`);
   console.log(`| workload | baseline ns/call | builder ns/call | ratio (median of ${ROUNDS}) |\n|---|---|---|---|`);
   for (const w of workloads) {
     const ratios: number[] = [];
@@ -92,5 +98,6 @@ try {
   }
 } finally {
   await driver.close();
+  await pg?.drop();
   rmSync(dir, { recursive: true, force: true });
 }
