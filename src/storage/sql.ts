@@ -4,13 +4,18 @@
  * SQLite, `$n` on PostgreSQL). The data routes keep their own compiler (compiler.ts: plans to
  * SQL on the hot path); this one serves the repositories in repos/.
  *
- *   const S = tableRef(sessionsTable);
- *   const q = sql`SELECT ${S.c.userId} FROM ${S.table} WHERE ${S.c.id} = ${sessionId}`;
- *   await db.get(runner, q); // SQLite: SELECT "user_id" FROM "_sessions" WHERE "id" = ?
+ *   const S = tableRef(sessionsTable);          // identifiers of the declared columns only
+ *   const x = sqlExec(dialect);
+ *   const row = await x.get(runner, sql`SELECT ${as(S.c.userId, 'userId')} FROM ${S.table} WHERE ${S.c.id} = ${sessionId}`);
+ *   // SQLite:     SELECT "user_id" AS "userId" FROM "_sessions" WHERE "id" = ?    ['ss_…']
+ *   // PostgreSQL: SELECT "user_id" AS "userId" FROM "_sessions" WHERE "id" = $1   ['ss_…']
  *
  * Safety by construction: a value can only become a parameter (its type is checked: no objects,
  * no undefined); text enters only through the template's literal parts, `ident` (a checked
- * name) or `tableRef` (names of a declared table only, typed by its columns).
+ * name), `tableRef`/`modelRef`/`namedRef` (names of a known table only, typed by its columns) and
+ * the capability clauses at the end of this file (`onConflictUpdate`, `skipLocked`, `returning`,
+ * `blobType`), whose text the Dialect chooses. Compiled text is reused per statement shape, so a
+ * repository method costs about what a hand-built statement did (bench/sql-builder.ts).
  */
 import { toSnake } from '../core/naming.js';
 import type { CollectionModel } from '../core/model.js';
