@@ -9,7 +9,6 @@ import type { Change } from './diff.js';
 import { MIGRATIONS_TABLE } from './snapshot.js';
 
 export type { DdlContext } from '../dialect.js';
-export { FOREIGN_KEY_FAILURE } from '../sqlite/ddl.js';
 
 /** The statements (without trailing semicolons) that carry out `changes`, in order. */
 export const migrationStatements = (changes: readonly Change[], ctx: DdlContext): string[] => ctx.dialect.ddl.migrationStatements(changes, ctx);
