@@ -31,6 +31,7 @@ import type { WorkerCluster } from '../cluster/ipc-worker.js';
 import { createForwarder } from '../http/forward.js';
 import { newId } from '../storage/ids.js';
 import { openDatabase } from '../storage/open.js';
+import type { Dialect } from '../storage/dialect.js';
 import { WriteQueue } from '../storage/writer.js';
 import type { AppConfig } from '../core/config.js';
 import { emailSender } from './email-sender.js';
@@ -90,32 +91,53 @@ export function internalTables(project: Project): AnyTable[] {
   return [...authInternalTables, photosTableFor(project.photos), ...pushInternalTables];
 }
 
+/**
+ * What the start has opened so far, closed in reverse order when a later step fails, so a failed
+ * start leaves no connection (database, Redis), timer or file handle behind.
+ */
+class Opened {
+  readonly #closers: { name: string; close: () => unknown }[] = [];
+
+  add(name: string, close: () => unknown): void {
+    this.#closers.push({ name, close });
+  }
+
+  async closeAll(log: Logger): Promise<void> {
+    for (const { name, close } of this.#closers.splice(0).reverse()) {
+      try {
+        await close();
+      } catch (err) {
+        log.warn({ err }, `closing ${name} after a failed start failed`);
+      }
+    }
+  }
+}
+
 export async function createApp(project: Project, config: AppConfig, options: CreateOptions = {}): Promise<App> {
   const log = options.log ?? createLogger();
+  const opened = new Opened();
+  try {
+    return await assembleApp(project, config, options, log, opened);
+  } catch (err) {
+    await opened.closeAll(log);
+    throw err;
+  }
+}
+
+async function assembleApp(project: Project, config: AppConfig, options: CreateOptions, log: Logger, opened: Opened): Promise<App> {
   const proc = options.process ?? { role: 'single' };
   mkdirSync(config.dataDir, { recursive: true });
   const model = compileProject(project, internalTables(project));
   const pushSetup = await setupPushFor(project, config); // key errors stop the start here, before the database opens
   const driver = await openDatabase(config);
+  opened.add('the database', () => driver.close());
   const warn = (msg: string, err?: unknown) => log.warn({ err }, msg);
-  const cluster: Cluster =
-    proc.role === 'worker'
-      ? proc.cluster
-      : await openCluster(config, driver.databaseName, warn).then(
-          (base) => (proc.role === 'primary' ? proc.cluster(base) : base),
-          async (err) => {
-            await driver.close();
-            throw err;
-          },
-        );
+  const cluster: Cluster = proc.role === 'worker' ? proc.cluster : await openCluster(config, driver.databaseName, warn).then((base) => (proc.role === 'primary' ? proc.cluster(base) : base));
+  // As close() below does: the cluster is closed with the app, whoever built it.
+  opened.add('the cluster', () => cluster.close());
   const limiter = createRateLimiter({ resolver: createPolicyResolver(model, project.server?.defaultPolicy), store: cluster.rateLimitStore });
-  try {
-    // Workers start once the primary applied the migrations.
-    if (proc.role !== 'worker') await prepareSchema(driver, model, config, options.migrate ?? 'apply');
-  } catch (err) {
-    await driver.close();
-    throw err;
-  }
+  // Workers start once the primary applied the migrations.
+  if (proc.role !== 'worker') await prepareSchema(driver, model, config, options.migrate ?? 'apply');
   const writer = new WriteQueue(driver, { maxPending: config.maxPendingWrites, onListenerError: (err) => log.error({ err }, 'commit listener failed') });
   const auth = createAuthServices({
     secrets: { jwtSecret: config.jwtSecret, passwordSecret: config.passwordSecret },
@@ -137,6 +159,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     publicUrl: () => config.publicUrl ?? listeningOrigin,
     log,
   });
+  opened.add('email', () => email.close());
   const rt: Runtime = {
     model,
     driver,
@@ -150,6 +173,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     push: undefined,
   };
   const push = createPushFor(rt, pushSetup);
+  opened.add('push', () => push.stop());
   rt.push = push;
   const READ = { one: 'get', list: 'list', count: 'count' } as const;
   // A re-run whose payload would pass maxResponseBytes ends its streams with RESPONSE_TOO_LARGE (SPEC §4).
@@ -165,6 +189,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     proc.role === 'primary' ? () => workerLive : undefined,
   );
   const live = census.engine;
+  opened.add('the live engine', () => live.close());
   writer.onCommit(live.onCommit);
   joinCluster(cluster, { onCommit: (l) => writer.onCommit(l), live, revocations: auth.revocations, reloadRevocations: () => auth.sessions.loadRevocations() }, warn);
   const photos = createPhotoService({
@@ -234,7 +259,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     },
     listen: () =>
       new Promise((resolvePort, reject) => {
-        server = createServer({ router, services, corsOrigins: config.corsOrigins, log, metrics, ...serverRole(proc, config, dashboard.observe, cluster, (f) => (workerLive = f)) });
+        server = createServer({ router, services, corsOrigins: config.corsOrigins, log, metrics, ...serverRole(proc, config, driver.dialect, dashboard.observe, cluster, (f) => (workerLive = f)) });
         server.once('error', reject);
         const listening = () => {
           if (ownsWriter(proc)) {
@@ -276,19 +301,20 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
 type Observe = (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => void;
 
 /** How this process's HTTP server differs by role: where the client address comes from, what it forwards. */
-function serverRole(proc: ProcessRole, config: AppConfig, observe: Observe, cluster: Cluster, gathered: (f: readonly LiveFigures[]) => void) {
+function serverRole(proc: ProcessRole, config: AppConfig, dialect: Dialect, observe: Observe, cluster: Cluster, gathered: (f: readonly LiveFigures[]) => void) {
   const clientIp = createClientIp(config.trustedProxies);
   if (proc.role === 'single') return { clientIp, observe };
   if (proc.role === 'primary') {
     // Only workers reach the private socket, and each sends the client's address as the one entry.
     return { clientIp: (_socket: string, forwardedFor: string | undefined) => forwardedFor ?? '127.0.0.1', observe, gather: async () => gathered(await (cluster as Hub).gather()) };
   }
-  const sqlite = !config.databaseUrl;
+  // A database one process writes (SQLite): every write goes to the primary's writer.
+  const oneWriter = !dialect.sharedByNodes;
   const c = proc.cluster;
   return {
     clientIp,
     // Recorded by the primary, with the rest of the server's requests.
     observe: (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => c.observe([method, route, status, ms, requestId, ip, Date.now()]),
-    forward: { when: (r: { writes: boolean; serverWide: boolean }) => r.serverWide || (sqlite && r.writes), to: createForwarder(proc.forwardTo) },
+    forward: { when: (r: { writes: boolean; serverWide: boolean }) => r.serverWide || (oneWriter && r.writes), to: createForwarder(proc.forwardTo) },
   };
 }
