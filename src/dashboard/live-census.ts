@@ -36,6 +36,7 @@ export function liveCensus(inner: LiveEngine): LiveCensus {
         unsubscribe();
       };
     },
+    admit: (q) => inner.admit(q),
     onCommit: (changes) => inner.onCommit(changes),
     invalidate: (tables) => inner.invalidate(tables),
     get version() {

@@ -127,6 +127,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
       log,
       maxOpen: config.maxStreams,
       maxPerIp: config.maxStreamsPerIp,
+      maxMemoryBytes: config.maxLiveMemoryBytes,
     }),
   );
   const live = census.engine;
