@@ -116,6 +116,9 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     tokens: auth.tokens,
     email: emailSender(email, auth),
     push: undefined,
+    accounts: {
+      revokeAll: async (tx, table, userId, reason) => void (await auth.sessions.revokeAllForUser({ table, userId }, reason, tx)),
+    },
   };
   const push = createPushFor(rt, pushSetup);
   rt.push = push;
