@@ -12,11 +12,27 @@ const EMAIL = /^[^\s@"<>()[\]\\,;:]+@[^\s@"<>()[\]\\,;:]+\.[^\s@"<>()[\]\\,;:]+$
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 const PHOTO_ID = /^ph_[0-9a-z]{16,32}$/;
 
+/**
+ * Characters that change how an address looks without changing much of what it is: zero-width
+ * characters, bidirectional controls and marks, the BOM. They let one account pose as another in
+ * the dashboard and in emails (docs/reference/auth.md), so addresses holding them are refused.
+ */
+const INVISIBLE = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/u;
+
 export function normalizeEmail(value: unknown, path: string): string {
   if (typeof value !== 'string') throw badRequest(path, 'must be a string');
   const email = value.trim().toLowerCase();
   if (email.length > 254 || !EMAIL.test(email)) throw badRequest(path, 'must be an email address');
+  if (INVISIBLE.test(email)) throw badRequest(path, 'must not contain invisible or text-direction characters');
   return email;
+}
+
+/**
+ * The email a rule sees before the body's shape is checked (rules run first, docs/reference/
+ * rules-and-hooks.md): trimmed and lowercased as it will be stored, '' when it is not a string.
+ */
+export function emailForRules(value: unknown): string {
+  return typeof value === 'string' ? value.trim().toLowerCase() : '';
 }
 
 export function normalizeTimestamp(value: unknown, path: string): string {
