@@ -7,6 +7,7 @@ import type { AuthFlows } from '../auth/flows.js';
 import type { AuthServices } from '../auth/index.js';
 import type { OAuthService } from '../auth/oauth/flow.js';
 import type { Cluster } from '../cluster/index.js';
+import type { HealthState } from '../core/health-state.js';
 import type { Metrics } from '../core/metrics.js';
 import type { Runtime } from '../core/runtime.js';
 import type { CronStatus } from '../cron/scheduler.js';
@@ -35,6 +36,8 @@ export interface Services {
   readonly photos: PhotoService;
   readonly live: LiveEngine;
   readonly metrics: Metrics;
+  /** Infrastructure failures seen by requests: a full disk keeps /health at 503 until it takes writes. */
+  readonly health: HealthState;
   /** Whether this node's Redis answers (health, SPEC §14). */
   readonly cluster: Pick<Cluster, 'redis'>;
   readonly cron: CronStatus | undefined;

@@ -32,6 +32,8 @@ import type { AppConfig } from '../core/config.js';
 import { emailSender } from './email-sender.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { Metrics } from '../core/metrics.js';
+import { HealthState } from '../core/health-state.js';
+import { diskTakesWrites } from './disk-probe.js';
 import { compileProject } from '../core/model.js';
 import { photoRepo } from './photo-repo.js';
 import type { Runtime } from '../core/runtime.js';
@@ -148,6 +150,8 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   const oauth = createOAuthService({ rt, auth, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId });
   const router = new Router(routeTable());
   const metrics = new Metrics();
+  const health = new HealthState({ probeDisk: () => diskTakesWrites(config.dataDir) });
+  writer.onCommit(() => health.wrote());
   let document: { json: string; yaml: string } | undefined;
   const services: Services = {
     rt,
@@ -158,6 +162,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     photos,
     live,
     metrics,
+    health,
     oauth,
     push,
     cluster,

@@ -4,7 +4,7 @@
  * the node serves, without sharing.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../core/errors.js';
+import { InfrastructureError } from '../../core/errors.js';
 import { defineRoute, raw } from '../declare.js';
 
 export const systemRoutes = [
@@ -41,7 +41,10 @@ export const systemRoutes = [
     errors: ['UNAVAILABLE'],
     examples: { data: { status: 'ok' } },
     handler: async (_input, s) => {
-      if (!(await s.rt.driver.ping())) throw new ApiError('UNAVAILABLE', 'The database is not answering');
+      if (!(await s.rt.driver.ping())) throw new InfrastructureError('database', undefined);
+      s.health.recover('database');
+      // A full disk stays 503 until the data folder takes a write again (core/health-state.ts).
+      if ((await s.health.check()).includes('disk')) throw new InfrastructureError('disk', undefined);
       if (s.cluster.redis() === 'down') return { status: 'degraded' as const, redis: 'down' as const };
       return { status: 'ok' as const };
     },
