@@ -71,24 +71,50 @@ export function internalTables(project: Project): AnyTable[] {
   return [...authInternalTables, photosTableFor(project.photos), ...pushInternalTables];
 }
 
+/**
+ * What the start has opened so far, closed in reverse order when a later step fails, so a failed
+ * start leaves no connection (database, Redis), timer or file handle behind.
+ */
+class Opened {
+  readonly #closers: { name: string; close: () => unknown }[] = [];
+
+  add(name: string, close: () => unknown): void {
+    this.#closers.push({ name, close });
+  }
+
+  async closeAll(log: Logger): Promise<void> {
+    for (const { name, close } of this.#closers.splice(0).reverse()) {
+      try {
+        await close();
+      } catch (err) {
+        log.warn({ err }, `closing ${name} after a failed start failed`);
+      }
+    }
+  }
+}
+
 export async function createApp(project: Project, config: AppConfig, options: CreateOptions = {}): Promise<App> {
   const log = options.log ?? createLogger();
+  const opened = new Opened();
+  try {
+    return await assembleApp(project, config, options, log, opened);
+  } catch (err) {
+    await opened.closeAll(log);
+    throw err;
+  }
+}
+
+async function assembleApp(project: Project, config: AppConfig, options: CreateOptions, log: Logger, opened: Opened): Promise<App> {
   mkdirSync(config.dataDir, { recursive: true });
   const model = compileProject(project, internalTables(project));
   const pushSetup = await setupPushFor(project, config); // key errors stop the start here, before the database opens
   const driver = await openDatabase(config);
+  opened.add('the database', () => driver.close());
   const warn = (msg: string, err?: unknown) => log.warn({ err }, msg);
-  const cluster = await openCluster(config, driver.databaseName, warn).catch(async (err) => {
-    await driver.close();
-    throw err;
-  });
+  const cluster = await openCluster(config, driver.databaseName, warn);
+  opened.add('the cluster', () => cluster.close());
   const limiter = createRateLimiter({ resolver: createPolicyResolver(model, project.server?.defaultPolicy), store: cluster.rateLimitStore });
-  try {
-    await prepareSchema(driver, model, config, options.migrate ?? 'apply');
-  } catch (err) {
-    await driver.close();
-    throw err;
-  }
+  await prepareSchema(driver, model, config, options.migrate ?? 'apply');
   const writer = new WriteQueue(driver, { maxPending: config.maxPendingWrites, onListenerError: (err) => log.error({ err }, 'commit listener failed') });
   const auth = createAuthServices({
     secrets: { jwtSecret: config.jwtSecret, passwordSecret: config.passwordSecret },
@@ -107,6 +133,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     links: project.email?.links,
     log,
   });
+  opened.add('email', () => email.close());
   const rt: Runtime = {
     model,
     driver,
@@ -123,6 +150,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     },
   };
   const push = createPushFor(rt, pushSetup);
+  opened.add('push', () => push.stop());
   rt.push = push;
   const READ = { one: 'get', list: 'list', count: 'count' } as const;
   // A re-run whose payload would pass maxResponseBytes ends its streams with RESPONSE_TOO_LARGE (SPEC §4).
@@ -136,6 +164,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     }),
   );
   const live = census.engine;
+  opened.add('the live engine', () => live.close());
   writer.onCommit(live.onCommit);
   joinCluster(cluster, { onCommit: (l) => writer.onCommit(l), live, revocations: auth.revocations, reloadRevocations: () => auth.sessions.loadRevocations() }, warn);
   const photos = createPhotoService({

@@ -98,5 +98,3 @@ export const LiveState = Type.Object({
   memoryBytes: Type.Integer({ minimum: 0, description: 'bytes counted against maxLiveMemoryBytes (an upper bound between refreshes)' }),
   streams: Type.Array(Type.Object({ route: str, table: str, open: int })),
 });
-
-export const Screen = Type.String({ maxLength: 128 });
