@@ -25,9 +25,19 @@ const note = (name: string, value: string) => {
   console.log(`${name}: ${value}`);
 };
 
+/** RSS of the server and its child processes (workers fork one per core), from /proc. */
 function rssMb(s: Started): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.proc.pid}/status`, 'utf8'));
-  return Math.round(Number(m![1]) / 1024);
+  const kb = (pid: number): number => {
+    let total = 0;
+    try {
+      total = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+      for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean)) total += kb(Number(child));
+    } catch {
+      // exited meanwhile
+    }
+    return total;
+  };
+  return Math.round(kb(s.proc.pid!) / 1024);
 }
 
 interface Reply {
