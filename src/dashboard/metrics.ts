@@ -29,7 +29,7 @@ export async function collectMetrics(app: MetricsSources) {
   const mem = process.memoryUsage();
   return {
     uptimeSeconds: Math.round((Date.now() - m.startedAt) / 1000),
-    requests: { total: m.total, byStatus: Object.fromEntries(m.byStatus), byRoute: Object.fromEntries(m.byRoute) },
+    requests: { total: m.total, aborted: m.aborted, byStatus: Object.fromEntries(m.byStatus), byRoute: Object.fromEntries(m.byRoute) },
     latencyMs: m.latency(),
     streams: { open: app.live.stats().open },
     writeQueue: { pending: rt.writer.pending, rejected: rt.writer.rejected },
@@ -72,6 +72,7 @@ export function prometheusText(data: Awaited<ReturnType<typeof collectMetrics>>)
   metric('write_queue_pending', 'Writes waiting for a transaction', 'gauge', [['', data.writeQueue.pending]]);
   metric('write_queue_rejected_total', 'Writes refused with 503', 'counter', [['', data.writeQueue.rejected]]);
   metric('rate_limited_total', 'Requests refused with 429', 'counter', [['', data.rateLimited]]);
+  metric('requests_aborted_total', 'Requests abandoned by their client (mid-body or before the answer)', 'counter', [['', data.requests.aborted]]);
   metric(
     'table_rows',
     'Rows per table',

@@ -54,6 +54,12 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   /** Largest list answer or stream payload in bytes; larger ones are 400 RESPONSE_TOO_LARGE (default 8 MiB, SPEC §4). */
   maxResponseBytes?: number;
+  /**
+   * Memory every live query and subscription may hold in all: unsent socket bytes, results being
+   * delivered, per-stream overhead (default 256 MiB). Past it a new stream is 503 UNAVAILABLE and a
+   * change ends the largest streams (docs/reference/live.md).
+   */
+  maxLiveMemoryBytes?: number;
   /** Pending writes before 503 WRITE_QUEUE_FULL (default 64). */
   maxPendingWrites?: number;
   /** IPs or CIDRs whose X-Forwarded-For is believed (default none). */

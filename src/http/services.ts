@@ -7,6 +7,7 @@ import type { AuthFlows } from '../auth/flows.js';
 import type { AuthServices } from '../auth/index.js';
 import type { OAuthService } from '../auth/oauth/flow.js';
 import type { Cluster } from '../cluster/index.js';
+import type { HealthState } from '../core/health-state.js';
 import type { StreamCaps } from '../cluster/types.js';
 import type { Metrics } from '../core/metrics.js';
 import type { Runtime } from '../core/runtime.js';
@@ -38,6 +39,8 @@ export interface Services {
   /** Server-wide stream caps when several processes serve (workers); undefined: the engine's own. */
   readonly streamCaps?: StreamCaps;
   readonly metrics: Metrics;
+  /** Infrastructure failures seen by requests: a full disk keeps /health at 503 until it takes writes. */
+  readonly health: HealthState;
   /** Whether this node's Redis answers (health, SPEC §14). */
   readonly cluster: Pick<Cluster, 'redis'> & { readonly ready?: () => boolean };
   readonly cron: CronStatus | undefined;

@@ -4,6 +4,7 @@
  * fixed-size chunks (padded by repeating the last value), so the driver's statement cache sees a
  * handful of shapes.
  */
+import { ApiError } from '../core/errors.js';
 import type { Dialect } from '../storage/dialect.js';
 import type { RawRow, SqlRunner } from '../storage/driver.js';
 import { pushRepo, type QueueRow } from '../storage/repos/push.js';
@@ -11,6 +12,8 @@ import type { Platform } from './provider.js';
 import { devicesTable, queueTable } from './schema.js';
 
 const CHUNK = 64;
+/** Users skipped by a claim, padded to this many (one statement shape). */
+const EXCLUDE = 16;
 const INSERT_ROWS = 32;
 
 export interface Device {
@@ -29,6 +32,17 @@ export interface Claimed {
   expiresAt: number;
   /** The token (FCM, APNs) or the subscription JSON (Web Push). */
   target: string;
+  /** The device's owner: the worker shares its slots fairly between users. */
+  userId: string;
+}
+
+/** `ctx.push.send` past a cap: a user-facing error a hook can catch (429 when uncaught). */
+export class PushQueueFull extends ApiError {
+  constructor(readonly which: 'user' | 'total') {
+    super('RATE_LIMITED', which === 'user' ? 'Too many push notifications are waiting for this user; try again later' : 'Too many push notifications are waiting; try again later', {
+      headers: { 'Retry-After': '60' },
+    });
+  }
 }
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
@@ -80,10 +94,24 @@ export function pushStore(d: Dialect) {
       await S.deleteDevice(tx, id);
       await S.deleteDeviceQueue(tx, id);
     },
-    /** One queue row per device of `userIds`; answers how many. */
-    async enqueue(tx: SqlRunner, userIds: readonly string[], v: { payload: string; now: number; expiresAt: number; newId: () => string }): Promise<number> {
+    /**
+     * One queue row per device of `userIds`; answers how many. Refused (nothing queued) when a
+     * target user would hold more than `caps.perUser` waiting deliveries, or the queue more than
+     * `caps.total` (docs/reference/push.md): one sender cannot flood the queue.
+     */
+    async enqueue(tx: SqlRunner, userIds: readonly string[], v: { payload: string; now: number; expiresAt: number; newId: () => string }, caps: { perUser: number; total: number }): Promise<number> {
       const devices: RawRow[] = [];
       for (const c of chunks([...new Set(userIds)], CHUNK)) devices.push(...(await S.devicesOf(tx, padded(c, CHUNK))));
+      if (devices.length === 0) return 0;
+      if (num((await S.pending(tx))?.n ?? 0) + devices.length > caps.total) throw new PushQueueFull('total');
+      const adding = new Map<string, number>();
+      for (const d of devices) adding.set(String(d.userId), (adding.get(String(d.userId)) ?? 0) + 1);
+      for (const c of chunks([...adding.keys()], CHUNK)) {
+        for (const row of await S.pendingByUser(tx, padded(c, CHUNK))) {
+          if (num(row.n) + (adding.get(String(row.userId)) ?? 0) > caps.perUser) throw new PushQueueFull('user');
+        }
+      }
+      for (const [, n] of adding) if (n > caps.perUser) throw new PushQueueFull('user');
       const row = (dev: RawRow): QueueRow => ({ id: v.newId(), deviceId: String(dev.id), platform: String(dev.platform), payload: v.payload, now: v.now, expiresAt: v.expiresAt });
       for (const c of chunks(devices, INSERT_ROWS)) {
         if (c.length === INSERT_ROWS) await S.insertQueue(tx, c.map(row));
@@ -91,9 +119,32 @@ export function pushStore(d: Dialect) {
       }
       return devices.length;
     },
-    /** Leases up to `limit` due rows of `platform` until `leaseUntil`, counting the attempt. */
-    async claim(tx: SqlRunner, platform: Platform, limit: number, now: number, leaseUntil: number): Promise<Claimed[]> {
-      const rows = await S.claimable(tx, platform, now, limit);
+    /**
+     * Leases up to `limit` due rows of `platform` until `leaseUntil`, counting the attempt — fairly:
+     * users in `excludeUsers` (at their in-flight share already) are skipped, and of the oldest
+     * due rows at most `perUser` per user are taken, so one user's backlog of hanging endpoints
+     * cannot fill every slot ahead of everyone else (docs/reference/push.md).
+     */
+    async claim(
+      tx: SqlRunner,
+      platform: Platform,
+      limit: number,
+      now: number,
+      leaseUntil: number,
+      fair: { excludeUsers: readonly string[]; perUser: number } = { excludeUsers: [], perUser: limit },
+    ): Promise<Claimed[]> {
+      const exclude = fair.excludeUsers.slice(0, EXCLUDE);
+      const candidates = await S.claimable(tx, platform, now, Math.min(limit * 4, 1024), padded(exclude.length ? exclude : [''], EXCLUDE));
+      const taken = new Map<string, number>();
+      const rows: RawRow[] = [];
+      for (const r of candidates) {
+        if (rows.length >= limit) break;
+        const user = String(r.userId);
+        const n = taken.get(user) ?? 0;
+        if (n >= fair.perUser) continue;
+        taken.set(user, n + 1);
+        rows.push(r);
+      }
       for (const c of chunks(rows, CHUNK))
         await S.claim(
           tx,
@@ -108,6 +159,7 @@ export function pushStore(d: Dialect) {
         payload: String(r.payload),
         expiresAt: num(r.expiresAt),
         target: platform === 'web' ? String(r.subscription) : String(r.token),
+        userId: String(r.userId),
       }));
     },
     async done(tx: SqlRunner, ids: readonly string[]): Promise<void> {

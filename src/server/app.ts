@@ -37,6 +37,8 @@ import type { AppConfig } from '../core/config.js';
 import { emailSender } from './email-sender.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { Metrics } from '../core/metrics.js';
+import { HealthState } from '../core/health-state.js';
+import { diskTakesWrites } from './disk-probe.js';
 import { compileProject } from '../core/model.js';
 import { photoRepo } from './photo-repo.js';
 import type { Runtime } from '../core/runtime.js';
@@ -132,8 +134,9 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
   const driver = await openDatabase(config);
   opened.add('the database', () => driver.close());
   const warn = (msg: string, err?: unknown) => log.warn({ err }, msg);
+  // A worker's cluster belongs to its primary; the primary wraps the one it opens. Closed with the
+  // app as close() below does, whoever built it.
   const cluster: Cluster = proc.role === 'worker' ? proc.cluster : await openCluster(config, driver.databaseName, warn).then((base) => (proc.role === 'primary' ? proc.cluster(base) : base));
-  // As close() below does: the cluster is closed with the app, whoever built it.
   opened.add('the cluster', () => cluster.close());
   const limiter = createRateLimiter({ resolver: createPolicyResolver(model, project.server?.defaultPolicy), store: cluster.rateLimitStore });
   // Workers start once the primary applied the migrations.
@@ -171,6 +174,9 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
     tokens: auth.tokens,
     email: emailSender(email, auth),
     push: undefined,
+    accounts: {
+      revokeAll: async (tx, table, userId, reason) => void (await auth.sessions.revokeAllForUser({ table, userId }, reason, tx)),
+    },
   };
   const push = createPushFor(rt, pushSetup);
   opened.add('push', () => push.stop());
@@ -185,6 +191,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
       log,
       maxOpen: config.maxStreams,
       maxPerIp: config.maxStreamsPerIp,
+      maxMemoryBytes: config.maxLiveMemoryBytes,
     }),
     proc.role === 'primary' ? () => workerLive : undefined,
   );
@@ -204,6 +211,8 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
   const oauth = createOAuthService({ rt, auth, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId });
   const router = new Router(routeTable());
   const metrics = new Metrics();
+  const health = new HealthState({ probeDisk: () => diskTakesWrites(config.dataDir) });
+  writer.onCommit(() => health.wrote());
   let document: { json: string; yaml: string } | undefined;
   const services: Services = {
     rt,
@@ -215,6 +224,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
     live,
     ...(proc.role === 'worker' ? { streamCaps: proc.cluster.streams } : {}),
     metrics,
+    health,
     oauth,
     push,
     cluster,

@@ -93,7 +93,7 @@ export function repositoryConformance(harness: DriverHarness, tables: Conformanc
         );
       });
       const claim = (tx: Parameters<Parameters<Driver['transaction']>[0]>[0]) =>
-        repo.claimable(tx, 'apns', 1000, 2).then(async (rows) => {
+        repo.claimable(tx, 'apns', 1000, 2, ['']).then(async (rows) => {
           const ids = rows.map((r) => String(r.id));
           if (ids.length > 0) await repo.claim(tx, ids, 5000);
           return ids;

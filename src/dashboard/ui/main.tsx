@@ -39,8 +39,9 @@ function useSession() {
 }
 
 function Screen() {
-  const { parts, query } = useLocation();
+  const { parts, query, malformed } = useLocation();
   const [screen = 'overview', item] = parts;
+  if (malformed) return <NotFound />;
   switch (screen) {
     case 'tables':
       return item ? <TableScreen name={item} query={query} /> : <TableList />;
@@ -56,9 +57,32 @@ function Screen() {
       return <Live />;
     case 'api':
       return <ApiDocs />;
-    default:
+    case 'overview':
       return <Overview />;
+    default:
+      return <NotFound />;
   }
+}
+
+/** An address the dashboard has no screen for, or cannot read. */
+function NotFound() {
+  return (
+    <section class="not-found" data-testid="not-found">
+      <h1>Not found</h1>
+      <p>There is no dashboard screen at this address.</p>
+      <p>
+        <a
+          href={href([])}
+          onClick={(e) => {
+            e.preventDefault();
+            navigate(href([]));
+          }}
+        >
+          Back to the overview
+        </a>
+      </p>
+    </section>
+  );
 }
 
 function Frame() {

@@ -17,7 +17,12 @@ const nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union(
 
 export const Metrics = Type.Object({
   uptimeSeconds: num,
-  requests: Type.Object({ total: int, byStatus: counts({ '200': 10, '404': 1 }), byRoute: counts({ 'GET /db/list': 4 }) }),
+  requests: Type.Object({
+    total: int,
+    aborted: Type.Integer({ minimum: 0, description: 'requests abandoned by their client, not in byStatus' }),
+    byStatus: counts({ '200': 10, '404': 1 }),
+    byRoute: counts({ 'GET /db/list': 4 }),
+  }),
   latencyMs: Type.Object({ p50: num, p95: num, p99: num }),
   streams: Type.Object({ open: int }),
   writeQueue: Type.Object({ pending: int, rejected: int }),

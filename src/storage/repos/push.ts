@@ -52,17 +52,23 @@ export function pushRepo(d: Dialect, tables: PushTables) {
     deleteDevice: (r: SqlRunner, id: string) => x.run(r, sql`DELETE FROM ${D.table} WHERE ${D.c.id} = ${id}`),
     deleteDeviceQueue: (r: SqlRunner, deviceId: string) => x.run(r, sql`DELETE FROM ${Q.table} WHERE ${Q.c.deviceId} = ${deviceId}`),
     devicesOf: (r: SqlRunner, userIds: readonly string[]) =>
-      x.all(r, sql`SELECT ${as(D.c.id, 'id')}, ${as(D.c.platform, 'platform')} FROM ${D.table} WHERE ${D.c.userId} IN (${inList(userIds)}) ORDER BY ${D.c.id}`),
+      x.all(r, sql`SELECT ${as(D.c.id, 'id')}, ${as(D.c.platform, 'platform')}, ${as(D.c.userId, 'userId')} FROM ${D.table} WHERE ${D.c.userId} IN (${inList(userIds)}) ORDER BY ${D.c.id}`),
     /** One multi-row INSERT of queue rows (attempts 0, due now, unclaimed). */
     insertQueue: (r: SqlRunner, rows: readonly QueueRow[]) => x.run(r, sql`INSERT INTO ${Q.table} (${queueCols}) VALUES ${join(rows.map(queueValues))}`),
     /**
      * Up to `limit` due rows of `platform`, oldest due first, with their device's target. Where
      * several nodes claim at once (skip-locked capability), rows another holds are skipped.
      */
-    claimable: (r: SqlRunner, platform: string, now: number, limit: number) =>
+    claimable: (r: SqlRunner, platform: string, now: number, limit: number, excludeUsers: readonly string[]) =>
       x.all(
         r,
-        sql`SELECT ${join([as(q.c.id, 'id'), as(q.c.deviceId, 'deviceId'), as(q.c.platform, 'platform'), as(q.c.attempts, 'attempts'), as(q.c.payload, 'payload'), as(q.c.expiresAt, 'expiresAt'), as(dv.c.token, 'token'), as(dv.c.subscription, 'subscription')])} FROM ${q.table} JOIN ${dv.table} ON ${dv.c.id} = ${q.c.deviceId} WHERE ${q.c.platform} = ${platform} AND ${q.c.nextAttemptAt} <= ${now} ORDER BY ${q.c.nextAttemptAt} LIMIT ${limit}${skipLocked(d, 'q')}`,
+        sql`SELECT ${join([as(q.c.id, 'id'), as(q.c.deviceId, 'deviceId'), as(q.c.platform, 'platform'), as(q.c.attempts, 'attempts'), as(q.c.payload, 'payload'), as(q.c.expiresAt, 'expiresAt'), as(dv.c.token, 'token'), as(dv.c.subscription, 'subscription'), as(dv.c.userId, 'userId')])} FROM ${q.table} JOIN ${dv.table} ON ${dv.c.id} = ${q.c.deviceId} WHERE ${q.c.platform} = ${platform} AND ${q.c.nextAttemptAt} <= ${now} AND ${dv.c.userId} NOT IN (${inList(excludeUsers)}) ORDER BY ${q.c.nextAttemptAt} LIMIT ${limit}${skipLocked(d, 'q')}`,
+      ),
+    /** Deliveries waiting per user of `userIds` (the per-user cap of ctx.push.send). */
+    pendingByUser: (r: SqlRunner, userIds: readonly string[]) =>
+      x.all(
+        r,
+        sql`SELECT ${as(dv.c.userId, 'userId')}, ${as(sql`COUNT(*)`, 'n')} FROM ${q.table} JOIN ${dv.table} ON ${dv.c.id} = ${q.c.deviceId} WHERE ${dv.c.userId} IN (${inList(userIds)}) GROUP BY ${dv.c.userId}`,
       ),
     /**
      * The lease is also the next attempt: a claimed row leaves the due range of the

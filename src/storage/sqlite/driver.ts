@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, infrastructureError } from '../../core/errors.js';
 import type { Driver, RawRow, SqlParams, Tx } from '../driver.js';
 import { sqliteDialect, usesTextMatch } from './dialect.js';
 import { ReadPool, type ReadPoolOptions } from './read-pool.js';
@@ -193,7 +193,9 @@ export class SqliteDriver implements Driver {
     if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return new ApiError('CONFLICT');
     if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return new ApiError('BAD_REQUEST', 'A referenced row does not exist, or other rows still reference this one');
     if (code === 'SQLITE_CONSTRAINT_NOTNULL') return new ApiError('BAD_REQUEST', 'A required column is missing');
-    if (code === 'SQLITE_BUSY' || code === 'SQLITE_FULL') return new ApiError('UNAVAILABLE');
+    const infra = infrastructureError(err); // a full or failing disk: the one mapping (core/errors.ts)
+    if (infra) return infra;
+    if (code === 'SQLITE_BUSY') return new ApiError('UNAVAILABLE', undefined, { headers: { 'Retry-After': '1' } });
     return null;
   }
 
