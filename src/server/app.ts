@@ -39,6 +39,7 @@ import { prepareSchema } from './schema.js';
 import { startScheduler, type Scheduler } from '../cron/scheduler.js';
 import { createPushFor, pushInternalTables, setupPushFor, type PushService } from '../push/index.js';
 import { createDashboard, trackLive } from '../dashboard/index.js';
+import { startBackup, type BackupService } from '../backup/index.js';
 
 export interface App {
   readonly rt: Runtime;
@@ -52,6 +53,8 @@ export interface App {
   readonly push: PushService;
   /** What this node shares with the others of its deployment (Redis, or in-process). */
   readonly cluster: Cluster;
+  /** Continuous backup, when a destination is set and this process owns the SQLite writer. */
+  readonly backup: BackupService | undefined;
   /** Starts listening; resolves with the bound port. */
   listen(): Promise<number>;
   /** Graceful shutdown. */
@@ -141,6 +144,8 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     now: rt.now,
     onError: (err, context) => log.error({ err, context }, 'photo storage'),
   });
+  // The one backup start-up: it follows the writer's WAL, so only the process that owns the writer calls it.
+  const backup = await startBackup({ driver, dataDir: config.dataDir, settings: config.backup, log });
   const oauth = createOAuthService({ rt, auth, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId });
   const router = new Router(routeTable());
   const metrics = new Metrics();
@@ -157,6 +162,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     oauth,
     push,
     cluster,
+    backup,
     get cron() {
       return cron;
     },
@@ -193,6 +199,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     auth,
     push,
     cluster,
+    backup,
     get cron() {
       return cron;
     },
@@ -221,6 +228,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
       }
       await push.stop();
       await writer.whenIdle();
+      await backup?.stop().catch((err: unknown) => log.warn({ err }, 'backup: final sync failed'));
       await email.close();
       await driver.close();
       await cluster.close();
