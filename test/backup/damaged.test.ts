@@ -27,7 +27,11 @@ describe('damaged backups', () => {
     const s = await startServer({ args: ['--backup', dest.url] });
     try {
       const user = await signUp(s, uniqueEmail('damaged'));
-      await createRows(s, 'big', Array.from({ length: 30 }, (_, i) => ({ payload: `d-${i}` })));
+      await createRows(
+        s,
+        'big',
+        Array.from({ length: 30 }, (_, i) => ({ payload: `d-${i}` })),
+      );
       const png = await image(20, 20).png().toBuffer();
       const up = await sendBinary(s.base, 'POST', '/img', { body: png, type: 'image/png', headers: bearer(user.accessToken) });
       expect(up.status, up.text).toBe(200);

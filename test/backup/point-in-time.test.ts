@@ -40,7 +40,11 @@ describe('point-in-time restore', () => {
     const s = await startServer({ args: ['--backup', dest.url] });
     servers.push(s);
     // Phase 1: creates.
-    const first = await createRows(s, 'big', Array.from({ length: 20 }, (_, i) => ({ payload: `p1-${i}` })));
+    const first = await createRows(
+      s,
+      'big',
+      Array.from({ length: 20 }, (_, i) => ({ payload: `p1-${i}` })),
+    );
     const phase1 = byId(await listRows(s, 'big'));
     expect(phase1).toHaveLength(20);
     await pause(1_200);
@@ -49,7 +53,12 @@ describe('point-in-time restore', () => {
     // Phase 2: updates, deletes, creates; over 4 MB of WAL, so the backup checkpoints meanwhile.
     for (const row of first.slice(0, 10)) await write(s, 'PATCH', '/db', { table: 'big', where: { id: { eq: row.id } }, updates: [{ column: 'payload', value: `p2-${row.id}` }] });
     for (const row of first.slice(10, 15)) await write(s, 'DELETE', '/db', { table: 'big', where: { id: { eq: row.id } } });
-    for (let i = 0; i < 20; i++) await createRows(s, 'big', Array.from({ length: 4 }, (_, j) => ({ payload: `p2-big-${i}-${j}-${'y'.repeat(60_000)}` })));
+    for (let i = 0; i < 20; i++)
+      await createRows(
+        s,
+        'big',
+        Array.from({ length: 4 }, (_, j) => ({ payload: `p2-big-${i}-${j}-${'y'.repeat(60_000)}` })),
+      );
     const phase2 = byId(await listRows(s, 'big'));
     await pause(1_200);
     const t2 = Date.now();
