@@ -23,6 +23,18 @@ import type { BackupSettings, BackupStatus } from '../core/backup-settings.js';
 const CHECKPOINT_BYTES = 4 * 1024 * 1024;
 const MAX_BACKOFF_MS = 10_000;
 const PRUNE_EVERY_MS = 3_600_000;
+/** Copied frames held in memory before we stop checkpointing (the WAL then keeps them). */
+const MAX_PENDING_BYTES = 256 * 1024 * 1024;
+
+interface Pending {
+  readonly epoch: number;
+  readonly from: number;
+  readonly to: number;
+  readonly header: Buffer;
+  readonly data: Buffer;
+  readonly commits: (readonly [number, number])[];
+  readonly previousEpochFrames: number | undefined;
+}
 
 export class ContinuousBackup {
   readonly dest: Destination;
@@ -34,11 +46,15 @@ export class ContinuousBackup {
   #photos!: PhotoShipper;
   #generation = '';
   /** The last frame the destination holds, per epoch of the current generation. */
-  #shipped = { epoch: 0, frame: 0 };
+  #copied = { epoch: 0, frame: 0 };
+  /** Frames copied out of the WAL, not yet at the destination, oldest first. */
+  #pending: Pending[] = [];
+  #pendingBytes = 0;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #snapshot: Promise<SnapshotInfo> | undefined;
   #copying = false;
+  #snapshotRunning = false;
   #stopped = false;
   #lastSyncAt: number | null = null;
   #failures = 0;
@@ -77,7 +93,12 @@ export class ContinuousBackup {
     const current = this.#follower.commits.filter((c) => c.epoch === this.#follower.epoch);
     this.#follower.commits.splice(0, this.#follower.commits.length, ...current);
     // The new generation's snapshot replays the current epoch from frame 1: ship it from there.
-    this.#shipped = { epoch: this.#follower.epoch, frame: 0 };
+    const f = this.#follower;
+    const pos = f.position();
+    // An emptied WAL: the next epoch starts the generation; else the current one from frame 1.
+    this.#copied = pos.epoch > f.epoch ? { epoch: f.epoch, frame: f.frames } : { epoch: f.epoch, frame: 0 };
+    this.#pending = [];
+    this.#pendingBytes = 0;
     this.#snapshot = undefined;
     void this.snapshotNow().catch((err) => this.#log.warn({ err: scrub(err) }, 'backup: first snapshot failed; retrying on the next tick'));
   }
@@ -109,7 +130,7 @@ export class ContinuousBackup {
       await this.dest.put(keys.synced(this.#generation), sealManifest({ kind: 'synced', generation: this.#generation, at }));
       this.#lastSyncAt = at;
       this.#consecutive = 0;
-      if (!this.#copying && this.#follower.walBytes() > CHECKPOINT_BYTES) this.#follower.checkpoint(this.#shipped);
+      if (this.#follower.walBytes() > CHECKPOINT_BYTES) this.#checkpoint();
       if (this.#nextSnapshot !== null && Date.now() >= this.#nextSnapshot) {
         this.#nextSnapshot = nextRun(this.#settings.snapshotEvery);
         void this.snapshotNow().catch((err) => this.#log.warn({ err: scrub(err) }, 'backup: scheduled snapshot failed'));
@@ -141,42 +162,79 @@ export class ContinuousBackup {
     this.#photos = new PhotoShipper(this.dest, join(this.#dataDir, 'photos'), photosAt(catalog.photoLogs, Infinity));
   }
 
-  async #shipWal(): Promise<void> {
+  #shipping: Promise<void> = Promise.resolve();
+  /** Ships copied frames; calls queue behind each other (the tick and a snapshot may both ask). */
+  #shipWal(): Promise<void> {
+    const run = this.#shipping.then(() => this.#shipWalNow());
+    this.#shipping = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Copies newly committed frames out of the WAL into memory (synchronous): once copied, a
+   * checkpoint may remove them from the WAL, so under a steady write load the WAL still gets
+   * checkpointed (Litestream keeps a "shadow WAL" on disk for the same reason).
+   */
+  #copy(): void {
     const f = this.#follower;
+    f.scan();
     if (f.epoch === 0) return;
-    const from = this.#shipped.epoch === f.epoch ? this.#shipped.frame + 1 : 1;
+    const from = this.#copied.epoch === f.epoch ? this.#copied.frame + 1 : 1;
     const to = f.frames;
     if (to < from) return;
     const data = f.readFrames(from, to);
     const commits = f.commits.filter((c) => c.epoch === f.epoch && c.frame >= from && c.frame <= to).map((c) => [c.frame, c.t] as const);
-    const object = keys.segment(this.#generation, f.epoch, from, to);
-    const manifest: SegmentManifest = {
-      kind: 'segment',
-      generation: this.#generation,
-      epoch: f.epoch,
-      from,
-      to,
-      header: f.headerBytes!.toString('base64'),
-      ...(from === 1 ? { previousEpochFrames: this.#shipped.epoch === f.epoch - 1 ? this.#shipped.frame : 0 } : {}),
-      bytes: data.length,
-      sha256: sha256(data),
-      object,
-      commits,
-    };
-    await this.dest.put(object, data);
-    await this.dest.put(object.replace(/\.wal$/, '.json'), sealManifest(manifest));
-    this.#shipped = { epoch: f.epoch, frame: to };
+    const previousEpochFrames = from === 1 ? (this.#copied.epoch === f.epoch - 1 ? this.#copied.frame : 0) : undefined;
+    this.#pending.push({ epoch: f.epoch, from, to, header: f.headerBytes!, data, commits, previousEpochFrames });
+    this.#pendingBytes += data.length;
+    this.#copied = { epoch: f.epoch, frame: to };
     const keep = f.commits.filter((c) => c.epoch > f.epoch || (c.epoch === f.epoch && c.frame > to));
     f.commits.splice(0, f.commits.length, ...keep);
   }
 
+  /** Checkpoints when nothing captured is left uncopied (and the copy in memory is bounded). */
+  #checkpoint(): void {
+    if (this.#copying || this.#pendingBytes > MAX_PENDING_BYTES) return;
+    this.#copy();
+    this.#follower.checkpoint(this.#copied);
+  }
+
+  async #shipWalNow(): Promise<void> {
+    this.#copy();
+    while (this.#pending.length > 0) {
+      const p = this.#pending[0]!;
+      const object = keys.segment(this.#generation, p.epoch, p.from, p.to);
+      const manifest: SegmentManifest = {
+        kind: 'segment',
+        generation: this.#generation,
+        epoch: p.epoch,
+        from: p.from,
+        to: p.to,
+        header: p.header.toString('base64'),
+        ...(p.previousEpochFrames !== undefined ? { previousEpochFrames: p.previousEpochFrames } : {}),
+        bytes: p.data.length,
+        sha256: sha256(p.data),
+        object,
+        commits: p.commits,
+      };
+      await this.dest.put(object, p.data);
+      await this.dest.put(object.replace(/\.wal$/, '.json'), sealManifest(manifest));
+      this.#pending.shift();
+      this.#pendingBytes -= p.data.length;
+    }
+  }
+
   /** A snapshot now; a call while one runs joins it. */
   snapshotNow(): Promise<SnapshotInfo> {
-    if (this.#snapshot && this.#copying) return this.#snapshot;
+    if (this.#snapshot && this.#snapshotRunning) return this.#snapshot;
+    this.#snapshotRunning = true;
     const run = (async () => {
-      this.#copying = true;
       try {
         await this.#ensurePhotos();
+        // Checkpoint first (best effort): the snapshot then holds the data itself, and a restore
+        // from it replays little WAL.
+        this.#checkpoint();
+        this.#copying = true;
         const generation = this.#generation;
         // No checkpoint of ours runs while the file is read (#copying), and our read transaction
         // holds back everyone else's past `position`: replaying from it repairs any page a
@@ -187,6 +245,7 @@ export class ContinuousBackup {
         return infoOf(m);
       } finally {
         this.#copying = false;
+        this.#snapshotRunning = false;
       }
     })();
     this.#snapshot = run;
@@ -202,11 +261,11 @@ export class ContinuousBackup {
   }
 
   status(): BackupStatus {
-    const oldest = this.#follower?.commits[0];
+    const oldest = this.#pending.find((p) => p.commits.length > 0)?.commits[0]?.[1] ?? this.#follower?.commits[0]?.t;
     return {
       destination: this.dest.display,
       lastSyncAt: this.#lastSyncAt === null ? null : new Date(this.#lastSyncAt).toISOString(),
-      lagMs: oldest ? Math.max(0, Date.now() - oldest.t) : 0,
+      lagMs: oldest !== undefined ? Math.max(0, Date.now() - oldest) : 0,
       failures: this.#failures,
       failing: this.#consecutive >= 3,
     };

@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, readdirSync } from 'node:fs';
-import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, rmdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -14,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { applyWal, finishDatabase, integrityCheck, photoIds } from '../storage/sqlite/wal-restore.js';
 import { readCatalog, type Catalog } from './catalog.js';
 import type { Destination } from './destination.js';
-import { BackupDamaged, sha256, type SnapshotManifest } from './layout.js';
+import { BackupDamaged, keys, sha256, type SnapshotManifest } from './layout.js';
 import { formatWindow, planRestore, type RestorePlan } from './plan.js';
 import { restorePhotos } from './photos.js';
 
@@ -108,5 +109,37 @@ export async function restoreToFolder(dest: Destination, target: string, at: num
     return result;
   } finally {
     await rm(temp, { recursive: true, force: true });
+  }
+}
+
+/** Checks every object the catalog names (snapshots, segments, photos) against its size and sha256: `backup verify`. */
+export async function checkEveryObject(dest: Destination, catalog: Catalog): Promise<number> {
+  const work = await mkdtemp(join(tmpdir(), 'tablebase-check-'));
+  let n = 0;
+  try {
+    for (const g of catalog.generations) {
+      for (const s of g.snapshots) {
+        await fetchSnapshot(dest, s, join(work, 'snapshot'));
+        n++;
+      }
+      for (const seg of g.segments) {
+        const data = await dest.get(seg.object);
+        if (!data) throw new BackupDamaged(seg.object, 'is missing');
+        if (data.length !== seg.bytes || sha256(data) !== seg.sha256) throw new BackupDamaged(seg.object, 'fails its checksum (changed or truncated)');
+        n++;
+      }
+    }
+    const photos = new Map<string, number>();
+    for (const log of catalog.photoLogs) for (const e of log.events) if (!('deleted' in e)) photos.set(e.sha256, e.bytes);
+    for (const [hash, bytes] of photos) {
+      const key = keys.photo(hash);
+      const data = await dest.get(key);
+      if (!data) throw new BackupDamaged(key, 'is missing');
+      if (data.length !== bytes || sha256(data) !== hash) throw new BackupDamaged(key, 'fails its checksum (changed or truncated)');
+      n++;
+    }
+    return n;
+  } finally {
+    await rm(work, { recursive: true, force: true });
   }
 }

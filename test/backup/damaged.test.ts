@@ -50,7 +50,11 @@ describe('damaged backups', () => {
     const copy = destination();
     folders.push(copy.dir);
     cpSync(dest.dir, copy.dir, { recursive: true });
-    const name = files(copy.dir).find((f) => pick.test(f));
+    // The newest match: the object a restore at the latest time needs.
+    const name = files(copy.dir)
+      .filter((f) => pick.test(f))
+      .sort()
+      .at(-1);
     expect(name, `a file matching ${pick}`).toBeDefined();
     damage(join(copy.dir, name!));
     return { url: copy.url, name: name! };
