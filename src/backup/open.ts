@@ -9,5 +9,7 @@ export async function openDestination(url: string): Promise<Destination> {
     const { FileDestination } = await import('./file-destination.js');
     return new FileDestination(decodeURIComponent(u.pathname));
   }
-  throw new Error('s3:// backup destinations are not available in this build yet (use file:///…)');
+  const { openS3 } = await import('../s3/index.js');
+  const { S3Destination } = await import('./s3-destination.js');
+  return new S3Destination(openS3(url));
 }
