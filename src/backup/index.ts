@@ -17,12 +17,14 @@ export interface BackupService {
   stop(): Promise<void>;
 }
 
-export async function startBackup(o: { driver: Driver; dataDir: string; settings: BackupSettings | undefined; log: Logger }): Promise<BackupService | undefined> {
+export async function startBackup(o: { driver: Driver; dataDir: string; settings: BackupSettings | undefined; databaseUrl: string | undefined; log: Logger }): Promise<BackupService | undefined> {
   if (!o.settings) return undefined;
   const dest = await openDestination(o.settings.to);
   if (!(o.driver instanceof SqliteDriver)) {
-    o.log.warn('continuous backup runs on SQLite; on PostgreSQL use `tablebase backup create` (docs/reference/backups.md)');
-    return undefined;
+    // PostgreSQL: scheduled and on-demand logical snapshots; point in time is PostgreSQL's own WAL archiving.
+    if (!o.databaseUrl) return undefined;
+    const { PostgresBackup } = await import('./postgres.js');
+    return new PostgresBackup(dest, o.databaseUrl, o.settings, o.log);
   }
   const b = new ContinuousBackup({ dest, driver: o.driver, dataDir: o.dataDir, settings: o.settings, log: o.log });
   b.start();

@@ -11,7 +11,7 @@ import { readCatalog, snapshotList } from '../backup/catalog.js';
 import { openDestination } from '../backup/open.js';
 import { FORMAT, FORMAT_KEY, newBackupId } from '../backup/layout.js';
 import { PhotoShipper, photosAt } from '../backup/photos.js';
-import { formatWindow } from '../backup/plan.js';
+import { formatWindow, planRestore } from '../backup/plan.js';
 import { checkEveryObject, parseAt, restoreSqliteInto } from '../backup/restore.js';
 import { uploadSnapshot } from '../backup/snapshot.js';
 import { integrityCheck, rowCounts, vacuumInto } from '../storage/sqlite/wal-restore.js';
@@ -68,6 +68,14 @@ export async function backupList(args: Args): Promise<void> {
 export async function backupVerify(args: Args): Promise<void> {
   const dest = await openDestination(need(args, 'from', 'the backup destination URL'));
   const at = parseAt(flag(args, 'at'));
+  const catalog = await readCatalog(dest);
+  if (planRestore(catalog, at ?? catalog.latest ?? Date.now())?.snapshot.database === 'postgres') {
+    const { verifyPostgres } = await import('../backup/postgres.js');
+    const v = await verifyPostgres(dest, at);
+    console.log(`snapshot ${v.snapshot.id} (taken ${v.snapshot.takenAt}): checksum ok, every line readable`);
+    for (const [table, n] of Object.entries(v.counts)) console.log(`${table}: ${n} rows`);
+    return;
+  }
   const work = mkdtempSync(join(tmpdir(), 'tablebase-verify-'));
   try {
     const dir = join(work, 'data');

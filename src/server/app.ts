@@ -145,7 +145,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     onError: (err, context) => log.error({ err, context }, 'photo storage'),
   });
   // The one backup start-up: it follows the writer's WAL, so only the process that owns the writer calls it.
-  const backup = await startBackup({ driver, dataDir: config.dataDir, settings: config.backup, log });
+  const backup = await startBackup({ driver, dataDir: config.dataDir, settings: config.backup, databaseUrl: config.databaseUrl, log });
   const oauth = createOAuthService({ rt, auth, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId });
   const router = new Router(routeTable());
   const metrics = new Metrics();
