@@ -77,7 +77,7 @@ export class ContinuousBackup {
     this.#follower.scan();
     this.#driver.onCommitted(() => {
       try {
-        this.#follower.scan();
+        this.#follower.noteCommit();
       } catch (err) {
         this.#log.warn({ err }, 'backup: reading the WAL failed');
       }
@@ -261,7 +261,7 @@ export class ContinuousBackup {
   }
 
   status(): BackupStatus {
-    const oldest = this.#pending.find((p) => p.commits.length > 0)?.commits[0]?.[1] ?? this.#follower?.commits[0]?.t;
+    const oldest = this.#pending.find((p) => p.commits.length > 0)?.commits[0]?.[1] ?? this.#follower?.commits[0]?.t ?? this.#follower?.oldestUnscanned;
     return {
       destination: this.dest.display,
       lastSyncAt: this.#lastSyncAt === null ? null : new Date(this.#lastSyncAt).toISOString(),

@@ -44,6 +44,8 @@ export class WalFollower {
   lost = false;
   /** Captured commits not yet acknowledged by the shipper, oldest first. */
   readonly commits: WalCommit[] = [];
+  /** WAL sizes right after this process's commits, with their times, not yet scanned. */
+  #marks: { size: number; t: number }[] = [];
 
   constructor(dbFile: string) {
     this.file = dbFile;
@@ -90,8 +92,24 @@ export class WalFollower {
     return buf.subarray(0, done);
   }
 
-  /** Reads newly committed frames; `t` is their commit time. Synchronous and cheap (new bytes only). */
+  /**
+   * Called right after each commit of this process (synchronously, before its answer): notes the
+   * WAL's size and the time, one fstat. The frames are read by the next scan, which dates each
+   * commit by the first mark at or past its end.
+   */
+  noteCommit(t = Date.now()): void {
+    this.#marks.push({ size: fstatSync(this.#fd).size, t });
+  }
+
+  /** When the oldest commit not yet scanned happened (for the lag metric). */
+  get oldestUnscanned(): number | undefined {
+    return this.#marks[0]?.t;
+  }
+
+  /** Reads newly committed frames; commits no mark covers get time `t`. Synchronous (new bytes only). */
   scan(t = Date.now()): void {
+    const marks = this.#marks;
+    this.#marks = [];
     const size = fstatSync(this.#fd).size;
     this.#live = false;
     if (size < WAL_HEADER_BYTES) return;
@@ -111,9 +129,15 @@ export class WalFollower {
     const offset = WAL_HEADER_BYTES + this.#frames * fsize;
     if (size - offset < fsize) return;
     const buf = this.#read(offset, Math.floor((size - offset) / fsize) * fsize);
-    const s = scanFrames(buf, h, this.#sum);
+    const trusted = Math.max(0, (marks.at(-1)?.size ?? 0) - offset);
+    const s = scanFrames(buf, h, this.#sum, trusted);
     if (s.committedFrames === 0) return;
-    for (const i of s.commitFrames) this.commits.push({ epoch: this.#epoch, frame: this.#frames + i + 1, t });
+    let m = 0;
+    for (const i of s.commitFrames) {
+      const end = offset + (i + 1) * fsize;
+      while (m < marks.length && marks[m]!.size < end) m++;
+      this.commits.push({ epoch: this.#epoch, frame: this.#frames + i + 1, t: marks[m]?.t ?? t });
+    }
     this.#frames += s.committedFrames;
     this.#sum = s.checksum;
     this.#sealed = false;
