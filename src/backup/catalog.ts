@@ -36,7 +36,8 @@ async function mapLimited<T, R>(items: readonly T[], fn: (t: T) => Promise<R>, l
   return out;
 }
 
-export async function readCatalog(dest: Destination): Promise<Catalog> {
+/** `segments: false` skips reading WAL segment manifests (listings for the dashboard: the window's end comes from synced.json). */
+export async function readCatalog(dest: Destination, o: { segments?: boolean } = {}): Promise<Catalog> {
   const format = await dest.get(FORMAT_KEY);
   if (format) {
     const f = JSON.parse(format.toString('utf8')) as { version?: number };
@@ -57,15 +58,15 @@ export async function readCatalog(dest: Destination): Promise<Catalog> {
   for (const [id, g] of [...byGen].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const snapshots = await mapLimited(g.snapshots, async (k) => openManifest<SnapshotManifest>(k, await dest.get(k), 'snapshot'));
     if (snapshots.length === 0) continue; // a generation whose first snapshot never finished: unusable
-    const segments = await mapLimited(g.segments, async (k) => openManifest<SegmentManifest>(k, await dest.get(k), 'segment'));
+    const segments = o.segments === false ? [] : await mapLimited(g.segments, async (k) => openManifest<SegmentManifest>(k, await dest.get(k), 'segment'));
     snapshots.sort((a, b) => a.takenAtMs - b.takenAtMs);
     segments.sort((a, b) => a.epoch - b.epoch || a.from - b.from);
     const synced = g.synced ? openManifest<SyncedMarker>(g.synced, await dest.get(g.synced), 'synced').at : 0;
     const lastCommit = segments.at(-1)?.commits.at(-1)?.[1] ?? 0;
     generations.push({ id, snapshots, segments, syncedAt: Math.max(synced, lastCommit, snapshots.at(-1)!.takenAtMs) });
   }
-  const logKeys = (await dest.list('photos/log/')).filter((o) => o.key.endsWith('.json'));
-  const photoLogs = await mapLimited(logKeys, async (o) => openManifest<PhotoLog>(o.key, await dest.get(o.key), 'photos'));
+  const logKeys = o.segments === false ? [] : (await dest.list('photos/log/')).filter((x) => x.key.endsWith('.json'));
+  const photoLogs = await mapLimited(logKeys, async (x) => openManifest<PhotoLog>(x.key, await dest.get(x.key), 'photos'));
   photoLogs.sort((a, b) => a.at - b.at);
   const earliest = generations.length ? Math.min(...generations.map((g) => g.snapshots[0]!.takenAtMs)) : null;
   const latest = generations.length ? Math.max(...generations.map((g) => g.syncedAt)) : null;

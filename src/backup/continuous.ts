@@ -178,6 +178,9 @@ export class ContinuousBackup {
   #copy(): void {
     const f = this.#follower;
     f.scan();
+    // A destination that keeps failing: stop copying into memory; the frames wait in the WAL,
+    // which is not checkpointed until they are copied.
+    if (this.#pendingBytes > MAX_PENDING_BYTES) return;
     if (f.epoch === 0) return;
     const from = this.#copied.epoch === f.epoch ? this.#copied.frame + 1 : 1;
     const to = f.frames;
@@ -256,7 +259,7 @@ export class ContinuousBackup {
   }
 
   async snapshots(): Promise<{ earliest: number | null; latest: number | null; snapshots: SnapshotInfo[] }> {
-    const c = await readCatalog(this.dest);
+    const c = await readCatalog(this.dest, { segments: false });
     return { earliest: c.earliest, latest: c.latest, snapshots: snapshotList(c) };
   }
 

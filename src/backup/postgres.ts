@@ -122,7 +122,7 @@ export class PostgresBackup {
   }
 
   async snapshots(): Promise<{ earliest: number | null; latest: number | null; snapshots: SnapshotInfo[] }> {
-    const c = await readCatalog(this.dest);
+    const c = await readCatalog(this.dest, { segments: false });
     return { earliest: c.earliest, latest: c.latest, snapshots: snapshotList(c) };
   }
 
