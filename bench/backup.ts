@@ -13,7 +13,7 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { load, ROOT, startProcess, type Load, type Started } from './lib.js';
+import { cpuSeconds, load, ROOT, startProcess, type Load, type Started } from './lib.js';
 
 const DB_MB = Number(process.env.BENCH_DB_MB ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -104,21 +104,31 @@ async function main() {
   cpSync(data, plain, { recursive: true });
   const noShipRuns: Load[] = [];
   const shipRuns: Load[] = [];
+  // CPU per create (server process, every thread): steadier than req/s on a shared machine.
+  const cpuPerCreate: { without: number[]; with: number[] } = { without: [], with: [] };
+  const measured = async (server: Started, into: number[]): Promise<Load> => {
+    await createLoad(server.base, 2);
+    const c0 = cpuSeconds(server.proc.pid);
+    const r = await createLoad(server.base, SECONDS);
+    into.push(((cpuSeconds(server.proc.pid) - c0) * 1e6) / Math.max(1, r.total));
+    return r;
+  };
   let withShip: Started | undefined;
   for (let round = 0; round < 2; round++) {
     const without = await serve(plain);
-    noShipRuns.push(await creates(without.base));
+    noShipRuns.push(await measured(without, cpuPerCreate.without));
     without.stop();
     withShip = await serve(data, ['--backup', url]);
     // Every start begins a generation with a full snapshot: wait for it (POST joins it), so this
     // measures continuous shipping, not the start-up snapshot.
     await post(withShip.base, '/dashboard/backups', undefined, token);
-    shipRuns.push(await creates(withShip.base));
+    shipRuns.push(await measured(withShip, cpuPerCreate.with));
     if (round === 0) withShip.stop();
   }
   const pick = (runs: Load[]) => [...runs].sort((a, b) => a.rps - b.rps)[runs.length >> 1]!;
   const noShip = pick(noShipRuns);
   const ship = pick(shipRuns);
+  console.log(`CPU µs per create, without shipping: ${cpuPerCreate.without.map((x) => x.toFixed(0)).join(', ')}; with: ${cpuPerCreate.with.map((x) => x.toFixed(0)).join(', ')}`);
   console.log(`throughput runs, without shipping: ${noShipRuns.map((r) => r.rps.toFixed(0)).join(', ')}; with: ${shipRuns.map((r) => r.rps.toFixed(0)).join(', ')}`);
 
   // 3. RPO: a write every 20 ms for 10 s; each is covered once a synced.json with `at` ≥ its answer exists.
