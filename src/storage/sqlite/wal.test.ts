@@ -65,7 +65,7 @@ describe('WalFollower', () => {
     const whole = scanFrames(frames, h, h.checksum);
     expect(whole.commitFrames.length).toBeGreaterThanOrEqual(2);
     const changed = Buffer.from(frames);
-    changed[24 + 100] ^= 0xff;
+    changed.writeUInt8(changed.readUInt8(124) ^ 0xff, 124);
     expect(scanFrames(changed, h, h.checksum).committedFrames).toBe(0);
     expect(scanFrames(frames, { ...h, salt1: h.salt1 + 1 }, h.checksum).committedFrames).toBe(0);
     db.close();
