@@ -20,7 +20,11 @@ describe('backup create from the command line', () => {
   it('snapshots a serving database and restores it', async () => {
     const s = await startServer();
     servers.push(s);
-    const before = await createRows(s, 'big', Array.from({ length: 12 }, (_, i) => ({ payload: `cli-${i}` })));
+    const before = await createRows(
+      s,
+      'big',
+      Array.from({ length: 12 }, (_, i) => ({ payload: `cli-${i}` })),
+    );
     const created = await runCli(['backup', 'create', '--project', PROJECT, '--data', s.dataDir, '--to', dest.url], s.env);
     expect(created.code, created.stderr).toBe(0);
     const id = created.stdout.trim();
