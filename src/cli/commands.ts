@@ -4,6 +4,7 @@
  */
 import { checkDatabaseUrl, checkRedisUrl } from '../core/config.js';
 import { checkBackupUrl } from '../core/backup-settings.js';
+import { checkWorkers } from '../server/workers.js';
 import type { Args, FlagSpec } from './args.js';
 
 const oneOf =
@@ -22,8 +23,14 @@ const PORT: FlagSpec = {
 };
 const DATABASE: FlagSpec = { name: 'database', value: 'URL', help: 'postgres:// URL (DATABASE_URL; default: SQLite in the data folder)', check: checkDatabaseUrl };
 const REDIS: FlagSpec = { name: 'redis', value: 'URL', help: 'redis:// or rediss:// URL shared by the nodes (REDIS_URL; default: none)', check: checkRedisUrl };
+const WORKERS: FlagSpec = {
+  name: 'workers',
+  value: 'N',
+  help: 'worker processes on one port: a number or auto, one per CPU (WORKERS; default: auto for serve, 1 for dev)',
+  check: (v) => checkWorkers(v),
+};
 const BACKUP: FlagSpec = { name: 'backup', value: 'URL', help: 'continuous backup to file:///abs/path or s3://bucket/prefix (BACKUP_URL; default: none)', check: (v) => checkBackupUrl(v) };
-const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, BACKUP];
+const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, WORKERS, BACKUP];
 const FROM: FlagSpec = { name: 'from', value: 'URL', help: 'the backup destination (file:///abs/path or s3://bucket/prefix)', check: (v) => checkBackupUrl(v, '--from') };
 const AT: FlagSpec = { name: 'at', value: 'T', help: 'ISO-8601 time or epoch milliseconds (default: the latest)' };
 

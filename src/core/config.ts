@@ -34,6 +34,12 @@ export interface AppConfig {
   readonly redisPrefix: string | undefined;
   /** Continuous backup (`--backup`, BACKUP_URL, config `backup`); undefined: none. */
   readonly backup: BackupSettings | undefined;
+  /**
+   * Whether change notices on Redis carry the committed rows (default) or ids only
+   * (`REDIS_CHANGE_ROWS=off`: for a Redis that must not see row data; receivers then re-run the
+   * queries of the tables named). docs/reference/scaling.md.
+   */
+  readonly redisChangeRows?: boolean;
 }
 
 export interface Flags {
@@ -127,5 +133,6 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
     ),
     redisPrefix: env.REDIS_PREFIX || undefined,
     backup: resolveBackup(flags.backup, env, project.backup),
+    redisChangeRows: env.REDIS_CHANGE_ROWS !== 'off',
   });
 }

@@ -21,6 +21,7 @@ export const dashboardBackupRoutes = [
   defineRoute({
     family: 'dashboard',
     access: 'admin',
+    serverWide: true, // the backup runs where the writer is: workers forward this
     method: 'GET',
     path: '/dashboard/backups',
     summary: 'Backup destination, lag, restorable window and snapshots (admin)',
@@ -49,6 +50,7 @@ export const dashboardBackupRoutes = [
   defineRoute({
     family: 'dashboard',
     access: 'admin',
+    serverWide: true,
     method: 'POST',
     path: '/dashboard/backups',
     summary: 'Take a snapshot now (admin)',
