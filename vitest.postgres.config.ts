@@ -11,9 +11,11 @@ export default defineConfig({
     // their database themselves: continuous WAL shipping is SQLite's, and test/backup/postgres.test.ts
     // makes its own databases in the default run.
     exclude: ['test/types/**', 'test/cluster.test.ts', 'test/backup/**'],
-    globalSetup: ['test/helpers/postgres-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/postgres-setup.ts'],
+    // Sized for a loaded two-core machine (see vitest.config.ts).
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+    teardownTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
   },
