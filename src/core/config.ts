@@ -4,6 +4,7 @@
 import { resolve } from 'node:path';
 import type { Project } from '../define/project.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-size.js';
+import { resolveBackup, type BackupSettings } from './backup-settings.js';
 
 /** SPEC §2: request bodies past this many bytes are 413 unless the project sets `server.maxBodyBytes`. */
 const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -33,6 +34,8 @@ export interface AppConfig {
   readonly redisUrl: string | undefined;
   /** Prefix of every Redis key and channel (`REDIS_PREFIX`; default `tablebase:<database name>:`). */
   readonly redisPrefix: string | undefined;
+  /** Continuous backup (`--backup`, BACKUP_URL, config `backup`); undefined: none. */
+  readonly backup: BackupSettings | undefined;
   /**
    * Whether change notices on Redis carry the committed rows (default) or ids only
    * (`REDIS_CHANGE_ROWS=off`: for a Redis that must not see row data; receivers then re-run the
@@ -54,6 +57,7 @@ export interface Flags {
   port?: string;
   database?: string;
   redis?: string;
+  backup?: string;
 }
 
 const list = (s: string | undefined) =>
@@ -138,6 +142,7 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
       checkRedisUrl,
     ),
     redisPrefix: env.REDIS_PREFIX || undefined,
+    backup: resolveBackup(flags.backup, env, project.backup),
     redisChangeRows: env.REDIS_CHANGE_ROWS !== 'off',
   });
 }

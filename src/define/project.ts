@@ -49,6 +49,18 @@ export interface EmailOptions {
   canSend?: (jwt: Jwt | null) => Verdict;
 }
 
+/** Continuous backup and point-in-time restore (docs/reference/backups.md). */
+export interface BackupOptions {
+  /** `file:///abs/path` or `s3://bucket/prefix` (BACKUP_URL and --backup override it). */
+  to?: string;
+  /** How often captured commits are shipped, in ms (default 1000). */
+  syncIntervalMs?: number;
+  /** Cron expression for periodic snapshots (default `0 3 * * *`). */
+  snapshotEvery?: string;
+  /** Snapshots and generations older than this many days are removed (default 7). */
+  retainDays?: number;
+}
+
 export interface ServerOptions {
   /** JSON body limit in bytes (default 1 MiB). */
   maxBodyBytes?: number;
@@ -131,6 +143,8 @@ export interface ProjectSettings {
   email?: EmailOptions;
   auth?: AuthSettings;
   server?: ServerOptions;
+  /** Continuous backup (docs/reference/backups.md). */
+  backup?: BackupOptions;
   /** Push providers (SPEC §11b); `pushFromEnv(process.env)` reads the `PUSH_*` variables. */
   push?: PushOptions;
   /** What the OpenAPI document says about the API itself (SPEC §11). */

@@ -46,6 +46,7 @@ import { prepareSchema } from './schema.js';
 import { startScheduler, type Scheduler } from '../cron/scheduler.js';
 import { createPushFor, pushInternalTables, setupPushFor, type PushService } from '../push/index.js';
 import { createDashboard, trackLive } from '../dashboard/index.js';
+import { startBackup, type BackupService } from '../backup/index.js';
 
 export interface App {
   readonly rt: Runtime;
@@ -59,6 +60,8 @@ export interface App {
   readonly push: PushService;
   /** What this node shares with the others of its deployment (Redis, or in-process). */
   readonly cluster: Cluster;
+  /** Continuous backup, when a destination is set and this process owns the SQLite writer. */
+  readonly backup: BackupService | undefined;
   /** Starts listening; resolves with the bound port. */
   listen(): Promise<number>;
   /** Graceful shutdown. */
@@ -208,6 +211,9 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
     now: rt.now,
     onError: (err, context) => log.error({ err, context }, 'photo storage'),
   });
+  // The one backup start-up: it follows the writer's WAL, so only the process that owns the writer calls it.
+  // Workers forward /dashboard/backups to the primary (serverWide routes).
+  const backup = ownsWriter(proc) ? await startBackup({ driver, dataDir: config.dataDir, settings: config.backup, databaseUrl: config.databaseUrl, log }) : undefined;
   const oauth = createOAuthService({ rt, auth, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId });
   const router = new Router(routeTable());
   const metrics = new Metrics();
@@ -228,6 +234,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
     oauth,
     push,
     cluster,
+    backup,
     get cron() {
       return cron;
     },
@@ -264,6 +271,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
     auth,
     push,
     cluster,
+    backup,
     get cron() {
       return cron;
     },
@@ -300,6 +308,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
       }
       await push.stop();
       await writer.whenIdle();
+      await backup?.stop().catch((err: unknown) => log.warn({ err }, 'backup: final sync failed'));
       await email.close();
       await driver.close();
       await cluster.close();
