@@ -15,10 +15,11 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
-import sharp from 'sharp';
+import type sharp from 'sharp';
 import { ApiError } from '../core/errors.js';
 import { checkDimensions, tooLarge, unsupported, UploadInspector } from './inspect.js';
 import { normalizeMime, type Dimensions, type ImageMime } from './sniff.js';
+import { loadSharp } from './thumbs.js';
 
 export interface UploadOptions {
   maxBytes: number;
@@ -214,7 +215,7 @@ class UploadRun {
 async function dimensionsFromFile(path: string, mimeType: ImageMime): Promise<Dimensions> {
   let meta: sharp.Metadata;
   try {
-    meta = await sharp(path).metadata();
+    meta = await loadSharp()(path).metadata();
   } catch {
     throw unsupported('The image header is unreadable');
   }
