@@ -16,7 +16,8 @@ import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UntypedClient } from '../src/client/index.js';
-import { launch } from './dashboard/browser.js';
+import { chromium } from 'playwright-core';
+import { CHROMIUM } from './dashboard/browser.js';
 import { freePort, ROOT, secret } from './helpers/server.js';
 
 /** What the test page puts on window. */
@@ -25,6 +26,7 @@ interface PageWindow {
   seen: string[][];
   watch(): Promise<void>;
   ready?: boolean;
+  failed?: string;
 }
 
 const PROJECT = join(ROOT, 'test/fixtures/short-token');
@@ -70,11 +72,15 @@ async function stopServer(): Promise<void> {
 const PAGE = `<!doctype html><meta charset="utf-8"><script type="module">
 import * as tb from '/app/client.js';
 window.tb = tb;
-// refreshBefore -600: no refresh ahead of expiry, so the 401 path and the live re-auth are what keep it working.
-window.client = tb.createClient({ baseUrl: location.origin, refreshBefore: -600 });
+// Tokens live 2 s here: refreshBefore 0 refreshes them when they expire, not a minute ahead.
+window.client = tb.createClient({ baseUrl: location.origin, refreshBefore: 0 });
 window.seen = [];
 window.watch = async () => {
-  for await (const page of window.client.table('docs').streamList({ order_by: [{ column: 'title' }] })) window.seen.push(page.items.map((d) => d.title));
+  try {
+    for await (const page of window.client.table('docs').streamList({ order_by: [{ column: 'title' }] })) window.seen.push(page.items.map((d) => d.title));
+  } catch (err) {
+    window.failed = err.code + ': ' + err.message;
+  }
 };
 window.ready = true;
 </script>`;
@@ -92,13 +98,13 @@ async function createDoc(title: string): Promise<void> {
   expect(r.status).toBe(200);
 }
 
-async function until(what: string, check: () => Promise<boolean>, ms = 60_000): Promise<void> {
+async function until(what: string, check: () => Promise<boolean>, ms = 60_000, detail?: () => Promise<string>): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (await check()) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`timed out waiting for ${what}`);
+  throw new Error(`timed out waiting for ${what}${detail ? `: ${await detail()}` : ''}`);
 }
 
 beforeAll(async () => {
@@ -108,7 +114,22 @@ beforeAll(async () => {
   const out = await build({ entryPoints: [join(ROOT, 'src/client/index.ts')], bundle: true, format: 'esm', platform: 'browser', target: 'chrome110', write: false, minify: true });
   bundle = out.outputFiles[0]!.text;
   await startServer();
-  browser = await launch();
+  // Chromium's Local Network Access checks treat a page Playwright fulfils as public and block its
+  // WebSocket to 127.0.0.1 (fetch is let through); a page served by a real server is not affected.
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: false,
+    args: [
+      '--headless=new',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-features=LocalNetworkAccessChecks',
+    ],
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -123,6 +144,12 @@ describe('tablebase/client in Chromium', () => {
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    const frames: string[] = [];
+    page.on('websocket', (ws) => {
+      ws.on('framesent', (f) => frames.push(`> ${String(f.payload).slice(0, 200)}`));
+      ws.on('framereceived', (f) => frames.push(`< ${String(f.payload).slice(0, 200)}`));
+      ws.on('close', () => frames.push('closed'));
+    });
     await context.route(`${base}/app/**`, (route) => {
       const js = route.request().url().endsWith('/client.js');
       return route.fulfill({ status: 200, contentType: js ? 'text/javascript' : 'text/html', body: js ? bundle : PAGE });
@@ -148,7 +175,8 @@ describe('tablebase/client in Chromium', () => {
 
     await createDoc('a');
     await page.evaluate(() => void (window as unknown as PageWindow).watch());
-    await until('the first payload', async () => JSON.stringify(await latest(page)) === '["a"]');
+    const detail = async () => `${JSON.stringify(await page.evaluate(() => [(window as unknown as PageWindow).seen, (window as unknown as PageWindow).failed]))}\n${frames.join('\n')}`;
+    await until('the first payload', async () => JSON.stringify(await latest(page)) === '["a"]', 60_000, detail);
     await createDoc('b');
     await until('the live list to show b', async () => JSON.stringify(await latest(page)) === '["a","b"]');
 
@@ -156,7 +184,7 @@ describe('tablebase/client in Chromium', () => {
     await stopServer();
     await startServer();
     await createDoc('c');
-    await until('the live list to show c after the restart', async () => JSON.stringify(await latest(page)) === '["a","b","c"]', 90_000);
+    await until('the live list to show c after the restart', async () => JSON.stringify(await latest(page)) === '["a","b","c"]', 90_000, detail);
 
     // By now the first access token (2 s) has long expired: a call still succeeds, through the refresh.
     const before = await page.evaluate(() => (window as unknown as PageWindow).client.auth.session().then((s) => s?.accessToken));

@@ -159,6 +159,12 @@ export class LiveSocket {
     } catch {
       return;
     }
+    const code = (m.error as { code?: unknown } | undefined)?.code;
+    if (m.type === 'error' && m.id === undefined && code === 'INVALID_TOKEN') {
+      // The connection's `auth` was refused (expired meanwhile): a refresh sends a new one.
+      void this.#t.refresh().catch(() => undefined);
+      return;
+    }
     const sub = m.id === undefined ? undefined : this.#subs.get(m.id);
     if (m.type === 'data' && sub) {
       this.#attempt = 0; // a payload proves the connection works
@@ -168,7 +174,7 @@ export class LiveSocket {
       sub.push(m.data);
     } else if (m.type === 'error' && sub) {
       const err = this.#t.error(m.status ?? 0, m);
-      if ((m.error as { code?: unknown } | undefined)?.code === 'INVALID_TOKEN') {
+      if (code === 'INVALID_TOKEN') {
         // An expired token: refresh (the new token reaches the connection as `auth`) and subscribe again.
         void this.#t.refresh().then(
           () => this.#subs.has(sub.id) && this.#send({ type: 'subscribe', id: sub.id, route: sub.route, body: sub.body }),

@@ -190,6 +190,16 @@ export function localStorageStore(key = 'tablebase.session', storage: Storage = 
   };
 }
 
+/** The `exp` of a JWT in milliseconds (0 when unreadable): the client never verifies, it only plans refreshes. */
+export function jwtExpiry(token: string): number {
+  try {
+    const claims = JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { exp?: unknown };
+    return typeof claims.exp === 'number' ? claims.exp * 1000 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** What sign-in, sign-up, refresh and the passwordless routes answer. */
 export interface TokenAnswer {
   user?: unknown;
@@ -216,7 +226,8 @@ export class Transport {
     this.#base = options.baseUrl.replace(/\/+$/, '');
     const f = options.fetch ?? (globalThis.fetch as FetchLike | undefined);
     if (!f) throw new Error('No fetch available: pass options.fetch');
-    this.#fetch = f;
+    // Called unbound: a browser's fetch throws "Illegal invocation" when called as a method of another object.
+    this.#fetch = (input, init) => f(input, init);
     this.#headers = { ...options.headers };
     this.#token = options.token;
     this.#store = options.store ?? (typeof globalThis.localStorage === 'object' && globalThis.localStorage ? localStorageStore() : memoryStore());
@@ -253,7 +264,8 @@ export class Transport {
     if (this.#token !== undefined) return (typeof this.#token === 'function' ? await this.#token() : this.#token) ?? null;
     const s = await this.session();
     if (!s) return null;
-    if (s.refreshToken && s.expiresAt && Date.now() > s.expiresAt - this.#refreshBefore) {
+    const expiresAt = s.expiresAt || jwtExpiry(s.accessToken);
+    if (s.refreshToken && expiresAt && Date.now() > expiresAt - this.#refreshBefore) {
       // A failed early refresh leaves the current token, still valid for a while.
       return (await this.refresh().catch(() => s)).accessToken;
     }
@@ -265,7 +277,7 @@ export class Transport {
     const s: StoredSession = {
       accessToken: answer.accessToken,
       refreshToken: answer.refreshToken ?? null,
-      expiresAt: answer.expiresIn ? Date.now() + answer.expiresIn * 1000 : 0,
+      expiresAt: answer.expiresIn ? Date.now() + answer.expiresIn * 1000 : jwtExpiry(answer.accessToken),
       user: answer.user,
     };
     this.#token = undefined;
