@@ -2,7 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-export default tseslint.config({ ignores: ['node_modules/', '**/.tablebase/', 'coverage/', '**/tablebase-client.ts'] }, js.configs.recommended, ...tseslint.configs.recommended, {
+export default tseslint.config({ ignores: ['node_modules/', '**/.tablebase/', 'coverage/', '**/tablebase-client.ts', 'dist/'] }, js.configs.recommended, ...tseslint.configs.recommended, {
   languageOptions: {
     globals: {
       process: 'readonly',

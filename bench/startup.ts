@@ -4,8 +4,10 @@
  * 10), after one warm-up start that applies the migrations (so the timed starts find nothing to
  * migrate, as a restart in production does). Target (issue #25): ≤ 500 ms.
  *
- * The server runs the way `bin/tablebase.mjs` picks: compiled `dist/` when built (`npm run build`),
- * else the TypeScript sources through tsx; `BENCH_SOURCES=1` forces the sources for a before/after.
+ * This checkout runs its compiled `dist/` (run `npm run build` first; `BENCH_SOURCES=1`: the
+ * TypeScript sources through tsx instead). `BENCH_BEFORE=<another checkout>` (e.g. `git archive` of
+ * the parent commit, with node_modules linked) is started in the same run, alternating start by
+ * start, so the shared machine's load hits both alike.
  * PocketBase, the issue's reference, cannot be installed on this machine (only the npm registry
  * and Debian packages are reachable), so no PocketBase number is printed.
  *
@@ -27,8 +29,9 @@ const env = {
   JWT_SECRET: randomBytes(32).toString('hex'),
   PASSWORD_SECRET: randomBytes(32).toString('hex'),
   LOG_LEVEL: 'warn',
-  ...(process.env.BENCH_SOURCES ? { TABLEBASE_FROM_SOURCES: '1' } : {}),
+  TABLEBASE_RUN: process.env.BENCH_SOURCES ? 'src' : 'dist',
 };
+const BEFORE = process.env.BENCH_BEFORE;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -42,11 +45,11 @@ function freePort(): Promise<number> {
 }
 
 /** Milliseconds from spawn to the first /health 200; the process is stopped before answering. */
-async function startOnce(nodeArgs: string[] = []): Promise<number> {
+async function startOnce(nodeArgs: string[] = [], cwd = ROOT): Promise<number> {
   const port = await freePort();
   const started = performance.now();
   const proc = spawn(process.execPath, [...nodeArgs, 'bin/tablebase.mjs', 'serve', '--project', 'examples/conformance', '--data', data, '--host', '127.0.0.1', '--port', String(port)], {
-    cwd: ROOT,
+    cwd,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -107,10 +110,16 @@ function topItems(file: string): string[] {
 try {
   await startOnce(); // applies the migrations into the fresh data folder
   const times: number[] = [];
-  for (let i = 0; i < STARTS; i++) times.push(await startOnce());
-  const mode = process.env.BENCH_SOURCES ? 'TypeScript sources through tsx' : 'dist/ when built, else sources';
-  console.log(`serve → first /health 200, examples/conformance, one worker (${mode})`);
-  console.log(`  median of ${STARTS}: ${median(times).toFixed(0)} ms   (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)}; target ≤ 500 ms)`);
+  const before: number[] = [];
+  for (let i = 0; i < STARTS; i++) {
+    times.push(await startOnce());
+    if (BEFORE) before.push(await startOnce([], BEFORE));
+  }
+  const mode = process.env.BENCH_SOURCES ? 'TypeScript sources through tsx' : 'compiled dist/';
+  const line = (xs: number[]) => `median of ${STARTS}: ${median(xs).toFixed(0)} ms   (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
+  console.log(`serve → first /health 200, examples/conformance, one worker; target ≤ 500 ms`);
+  console.log(`  this checkout (${mode}): ${line(times)}`);
+  if (BEFORE) console.log(`  before (${BEFORE}): ${line(before)}   ratio ${(median(times) / median(before)).toFixed(2)}`);
   console.log('  PocketBase: not measured (it cannot be installed on this machine)');
   if (process.env.BENCH_PROFILE) {
     const dir = mkdtempSync(join(tmpdir(), 'tb-startup-prof-'));
