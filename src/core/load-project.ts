@@ -94,7 +94,8 @@ async function bundle(file: string, cache: string, manifestFile: string): Promis
 /** The cached bundle when every file it was made from is unchanged, else a fresh one. */
 async function bundled(file: string, dir: string): Promise<string> {
   const cache = cacheDir(dir);
-  const manifestFile = join(cache, `${createHash('sha256').update(file).digest('hex').slice(0, 16)}.json`);
+  // Keyed by the running copy too: a checkout's sources and its dist/ keep a bundle each.
+  const manifestFile = join(cache, `${createHash('sha256').update(`${file}\n${SELF}`).digest('hex').slice(0, 16)}.json`);
   try {
     const m = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
     if (m.self === SELF && existsSync(m.bundle) && Object.entries(m.inputs).every(([path, print]) => fingerprint(path) === print)) return m.bundle;
