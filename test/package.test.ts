@@ -181,6 +181,11 @@ createClient({});
       expect(script).toBeDefined();
       expect((await fetch(base + script!)).status).toBe(200);
 
+      const status = await run(bin, ['migrate', 'status', '--project', 'app'], home, 2 * MINUTES);
+      expect(status.code, status.stdout + status.stderr).toBe(0);
+      const openapi = await run(bin, ['openapi', '--project', 'app'], home, 2 * MINUTES);
+      expect(openapi.code, openapi.stderr).toBe(0);
+      expect((JSON.parse(openapi.stdout) as { paths: Record<string, unknown> }).paths['/db']).toBeDefined();
       const gen = await run(bin, ['gen', 'client', '--project', 'app'], home, 2 * MINUTES);
       expect(gen.code, gen.stdout + gen.stderr).toBe(0);
       expect(readFileSync(join(home, 'app/tablebase-client.ts'), 'utf8')).toContain('export function createClient');
