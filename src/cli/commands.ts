@@ -3,6 +3,7 @@
  * (SPEC §1). A flag not listed for a command is refused (see args.ts).
  */
 import { checkDatabaseUrl, checkRedisUrl } from '../core/config.js';
+import { checkWorkers } from '../server/workers.js';
 import type { Args, FlagSpec } from './args.js';
 
 const oneOf =
@@ -21,7 +22,13 @@ const PORT: FlagSpec = {
 };
 const DATABASE: FlagSpec = { name: 'database', value: 'URL', help: 'postgres:// URL (DATABASE_URL; default: SQLite in the data folder)', check: checkDatabaseUrl };
 const REDIS: FlagSpec = { name: 'redis', value: 'URL', help: 'redis:// or rediss:// URL shared by the nodes (REDIS_URL; default: none)', check: checkRedisUrl };
-const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS];
+const WORKERS: FlagSpec = {
+  name: 'workers',
+  value: 'N',
+  help: 'worker processes on one port: a number or auto, one per CPU (WORKERS; default: auto for serve, 1 for dev)',
+  check: (v) => checkWorkers(v),
+};
+const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, WORKERS];
 
 export interface Command {
   /** Command words, e.g. `migrate generate`. */

@@ -1,21 +1,33 @@
 /**
  * `tablebase serve` (apply pending migrations, refuse drift) and the worker half of `dev`
- * (generate and apply automatically). Shutdown on SIGTERM/SIGINT is graceful (SPEC §1).
+ * (generate and apply automatically). Shutdown on SIGTERM/SIGINT is graceful (SPEC §1). With
+ * `--workers N` (N > 1) this process becomes the primary of N workers (src/server/primary.ts);
+ * a forked worker runs this same command and takes the worker's part (src/server/worker.ts).
  */
+import cluster from 'node:cluster';
 import { createApp } from '../server/app.js';
 import { resolveConfig } from '../core/config.js';
 import { loadProject } from '../core/load-project.js';
 import { createLogger, logFormat } from '../core/logger.js';
 import { loadSecrets } from '../auth/secrets.js';
-import { configFlags, projectDirOf, type Args } from './args.js';
+import { workerCount } from '../server/workers.js';
+import { configFlags, flag, projectDirOf, UsageError, type Args } from './args.js';
 
 export async function serve(args: Args, mode: 'apply' | 'auto'): Promise<void> {
+  let workers: number;
+  try {
+    workers = workerCount(flag(args, 'workers'), process.env.WORKERS, mode === 'auto');
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   const projectDir = projectDirOf(args);
   const project = await loadProject(projectDir);
   const secrets = loadSecrets(process.env, projectDir);
   const config = resolveConfig(configFlags(args, projectDir), process.env, project, secrets);
   // dev talks to a person at a terminal, serve to a log collector (issue #16); LOG_FORMAT overrides.
   const log = createLogger(undefined, logFormat(process.env, mode === 'auto' ? 'pretty' : 'json'));
+  if (cluster.isWorker) return (await import('../server/worker.js')).runWorker(project, config, log, mode);
+  if (workers > 1) return (await import('../server/primary.js')).runPrimary(project, config, log, mode, workers);
   const app = await createApp(project, config, { migrate: mode, log });
   const port = await app.listen();
   app.rt.log.info({ host: config.host, port, project: config.projectDir, data: config.dataDir }, `Tablebase listening on http://${config.host}:${port}`);

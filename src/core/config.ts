@@ -31,6 +31,12 @@ export interface AppConfig {
   readonly redisUrl: string | undefined;
   /** Prefix of every Redis key and channel (`REDIS_PREFIX`; default `tablebase:<database name>:`). */
   readonly redisPrefix: string | undefined;
+  /**
+   * Whether change notices on Redis carry the committed rows (default) or ids only
+   * (`REDIS_CHANGE_ROWS=off`: for a Redis that must not see row data; receivers then re-run the
+   * queries of the tables named). docs/reference/scaling.md.
+   */
+  readonly redisChangeRows?: boolean;
 }
 
 export interface Flags {
@@ -122,5 +128,6 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
       checkRedisUrl,
     ),
     redisPrefix: env.REDIS_PREFIX || undefined,
+    redisChangeRows: env.REDIS_CHANGE_ROWS !== 'off',
   });
 }

@@ -60,9 +60,8 @@ export function createDashboard(o: DashboardOptions & { census: LiveCensus }) {
   };
   return {
     /** The HTTP server calls this once per answer, where it records metrics (never with bodies or headers). */
-    observe(method: string, route: string, status: number, ms: number, requestId: string, ip: string): void {
+    observe(method: string, route: string, status: number, ms: number, requestId: string, ip: string, at = Date.now()): void {
       const latencyMs = Math.round(ms * 100) / 100;
-      const at = Date.now();
       log.add(at, method, route, status, latencyMs, requestId, ip);
       history.record(status, latencyMs, at);
     },

@@ -85,6 +85,12 @@ export interface StartOptions {
   command?: 'serve' | '__run-dev';
   /** More flags (the cluster tests pass `--database` and `--redis` for two nodes of one deployment). */
   args?: string[];
+  /**
+   * `--workers N`. Without it the server runs as ONE process (WORKERS=1, or
+   * TABLEBASE_TEST_WORKERS), whatever `serve`'s default: the suite runs many servers at once on
+   * small machines, and only test/workers/ tests what several workers change.
+   */
+  workers?: number;
 }
 
 export const secret = () => randomBytes(32).toString('hex');
@@ -122,13 +128,37 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const port = await freePort();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tb-test-'));
   const project = options.project ?? join(ROOT, 'examples/conformance');
-  const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret(), LOG_LEVEL: 'info', REDIS_PREFIX: `tb-test:${randomBytes(6).toString('hex')}:`, ...options.env };
+  // TABLEBASE_TEST_WORKERS=auto runs the suite with serve's own default (one worker per CPU).
+  const env = {
+    WORKERS: process.env.TABLEBASE_TEST_WORKERS ?? '1',
+    JWT_SECRET: secret(),
+    PASSWORD_SECRET: secret(),
+    LOG_LEVEL: 'info',
+    REDIS_PREFIX: `tb-test:${randomBytes(6).toString('hex')}:`,
+    ...options.env,
+  };
   const database = options.args?.includes('--database') ? [] : await databaseArgs(dataDir);
   const proc = spawn(
     process.execPath,
-    [BIN, options.command ?? 'serve', '--project', project, '--data', dataDir, '--host', '127.0.0.1', '--port', String(port), ...database, ...(options.args ?? [])],
+    [
+      BIN,
+      options.command ?? 'serve',
+      '--project',
+      project,
+      '--data',
+      dataDir,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      ...database,
+      ...(options.workers ? ['--workers', String(options.workers)] : []),
+      ...(options.args ?? []),
+    ],
     {
       cwd: ROOT,
+      // Its own process group: dispose() kills the server and every worker it forked, even after a timeout.
+      detached: true,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -143,8 +173,10 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     try {
       up = (await fetch(`${base}/health`)).status === 200;
     } catch {
-      await new Promise((r) => setTimeout(r, 100));
+      /* not listening yet */
     }
+    // 503 while workers start (or the database opens): wait as for a refused connection.
+    if (!up) await new Promise((r) => setTimeout(r, 100));
   }
   if (!up) {
     proc.kill('SIGKILL');
@@ -176,6 +208,11 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       return exited;
     },
     dispose: async () => {
+      try {
+        process.kill(-proc.pid!, 'SIGKILL');
+      } catch {
+        /* the group is gone already */
+      }
       await server.stop('SIGKILL');
       if (!options.dataDir) {
         rmSync(dataDir, { recursive: true, force: true });
