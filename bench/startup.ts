@@ -32,6 +32,8 @@ const env = {
   TABLEBASE_RUN: process.env.BENCH_SOURCES ? 'src' : 'dist',
 };
 const BEFORE = process.env.BENCH_BEFORE;
+/** One process (serve's default is one worker per CPU); a checkout from before --workers has only that. */
+const ONE_WORKER = ['--workers', '1'];
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -48,11 +50,15 @@ function freePort(): Promise<number> {
 async function startOnce(nodeArgs: string[] = [], cwd = ROOT): Promise<number> {
   const port = await freePort();
   const started = performance.now();
-  const proc = spawn(process.execPath, [...nodeArgs, 'bin/tablebase.mjs', 'serve', '--project', 'examples/conformance', '--data', data, '--host', '127.0.0.1', '--port', String(port)], {
-    cwd,
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [...nodeArgs, 'bin/tablebase.mjs', 'serve', '--project', 'examples/conformance', '--data', data, '--host', '127.0.0.1', '--port', String(port), ...(cwd === ROOT ? ONE_WORKER : [])],
+    {
+      cwd,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let err = '';
   proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
