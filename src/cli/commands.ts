@@ -61,7 +61,8 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'dev',
-    summary: 'Serve, watch and restart, generate and apply migrations, create development secrets.',
+    summary:
+      'Serve, watch and restart (a failing server is restarted by the next saved change; each start is type-checked with the project tsconfig), generate and apply migrations, create development secrets.',
     flags: SERVER,
     run: async (a, argv) => (await import('./dev.js')).dev(a, argv),
   },

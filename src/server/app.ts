@@ -127,12 +127,15 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     newId,
   });
   await auth.start();
+  /** The origin the server listens on, once it does: the default public URL of email links. */
+  let listeningOrigin: string | undefined;
   const email = createEmailService({
     smtpUrl: config.smtpUrl,
     outboxDir: join(config.dataDir, 'outbox'),
     from: project.email?.from,
     templatesDir: project.email?.templatesDir ? resolve(config.projectDir, project.email.templatesDir) : undefined,
     links: project.email?.links,
+    publicUrl: () => config.publicUrl ?? listeningOrigin,
     log,
   });
   const rt: Runtime = {
@@ -209,7 +212,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   };
   // Validated now (a bad schedule fails the start); timers begin once the server listens.
   let cron: Scheduler | undefined;
-  const dashboard = createDashboard({ rt, auth, photos, photoRepo: photoRepo(rt), cron: () => cron, census });
+  const dashboard = createDashboard({ rt, auth, photos, photoRepo: photoRepo(rt), cron: () => cron, census, projectDir: config.projectDir });
   // A checkout bundles the dashboard with esbuild (about a second), so it starts now; the compiled
   // package reads its prebuilt files on the first dashboard request and a start pays nothing.
   if (!dashboardPrebuilt()) void dashboard.assets().catch((err) => log.error({ err }, 'dashboard bundle failed'));
@@ -242,7 +245,11 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
             void push.start().catch((err) => log.error({ err }, 'push worker failed to start'));
           }
           const addr = server!.address();
-          resolvePort(typeof addr === 'object' && addr ? addr.port : config.port);
+          // A primary of workers listens on a socket; its public port is the workers' (config.port).
+          const port = typeof addr === 'object' && addr ? addr.port : config.port;
+          // Links in emails default to this origin (docs/reference/configuration.md, PUBLIC_URL).
+          listeningOrigin = `http://${['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+          resolvePort(port);
         };
         if (proc.role === 'primary') server.listen(proc.socketPath, listening);
         else server.listen(config.port, config.host, listening);
