@@ -157,6 +157,7 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
             if (--open === 0) channel.send({ t: 'watch', on: false });
           };
         },
+        admit: (q) => engine.admit(q),
         onCommit: (changes) => engine.onCommit(changes),
         invalidate: (tables) => engine.invalidate(tables),
         get version() {

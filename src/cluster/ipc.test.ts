@@ -26,6 +26,7 @@ function stubEngine() {
   const told = { gaps: 0, subscribed: 0 };
   const engine: LiveEngine = {
     subscribe: () => (told.subscribed++, () => void told.subscribed--),
+    admit: () => {},
     onCommit: () => {},
     invalidate: () => void told.gaps++,
     version: 0,

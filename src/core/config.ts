@@ -4,6 +4,7 @@
 import { resolve } from 'node:path';
 import type { Project } from '../define/project.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-size.js';
+import { resolveBackup, type BackupSettings } from './backup-settings.js';
 
 /** SPEC §2: request bodies past this many bytes are 413 unless the project sets `server.maxBodyBytes`. */
 const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -25,18 +26,28 @@ export interface AppConfig {
   readonly streamHeartbeatMs: number;
   readonly maxStreams: number;
   readonly maxStreamsPerIp: number;
+  /** Budget for everything live queries hold (docs/reference/configuration.md; default 256 MiB). */
+  readonly maxLiveMemoryBytes: number;
   /** `postgres://` or `postgresql://` URL (SPEC §1, §14); undefined: SQLite in the data folder. */
   readonly databaseUrl: string | undefined;
   /** `redis://` or `rediss://` URL (SPEC §1, §14); undefined: no Redis. */
   readonly redisUrl: string | undefined;
   /** Prefix of every Redis key and channel (`REDIS_PREFIX`; default `tablebase:<database name>:`). */
   readonly redisPrefix: string | undefined;
+  /** Continuous backup (`--backup`, BACKUP_URL, config `backup`); undefined: none. */
+  readonly backup: BackupSettings | undefined;
   /**
    * Whether change notices on Redis carry the committed rows (default) or ids only
    * (`REDIS_CHANGE_ROWS=off`: for a Redis that must not see row data; receivers then re-run the
    * queries of the tables named). docs/reference/scaling.md.
    */
   readonly redisChangeRows?: boolean;
+  /**
+   * The origin users reach this server at (`PUBLIC_URL`, `server.publicUrl`, else `auth.publicUrl`):
+   * email links that are paths (`/…`) are built on it. Undefined: the server's own listening origin
+   * (right for `dev`; set it behind a proxy). docs/reference/configuration.md.
+   */
+  readonly publicUrl?: string | undefined;
 }
 
 export interface Flags {
@@ -46,6 +57,7 @@ export interface Flags {
   port?: string;
   database?: string;
   redis?: string;
+  backup?: string;
 }
 
 const list = (s: string | undefined) =>
@@ -103,6 +115,7 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
     maxResponseBytes: Number(env.TABLEBASE_MAX_RESPONSE_BYTES ?? s.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES),
     maxPendingWrites: Number(env.TABLEBASE_MAX_PENDING_WRITES ?? s.maxPendingWrites ?? 64),
     trustedProxies: list(env.TRUSTED_PROXIES) ?? s.trustedProxies ?? [],
+    publicUrl: checkPublicUrl(env.PUBLIC_URL || s.publicUrl || project.auth?.publicUrl),
     corsOrigins: list(env.CORS_ORIGINS) ?? s.corsOrigins ?? [],
     smtpUrl: env.SMTP_URL || undefined,
     jwtSecret: secrets.jwtSecret,
@@ -111,6 +124,7 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
     streamHeartbeatMs: Number(env.TABLEBASE_STREAM_HEARTBEAT_MS ?? s.streams?.heartbeatMs ?? 15_000),
     maxStreams: Number(env.TABLEBASE_MAX_STREAMS ?? s.streams?.maxOpen ?? 10_000),
     maxStreamsPerIp: Number(env.TABLEBASE_MAX_STREAMS_PER_IP ?? s.streams?.maxPerIp ?? 100),
+    maxLiveMemoryBytes: Number(env.TABLEBASE_MAX_LIVE_MEMORY_BYTES ?? s.maxLiveMemoryBytes ?? 256 * 1024 * 1024),
     databaseUrl: pickUrl(
       [
         ['--database', flags.database],
@@ -128,6 +142,20 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
       checkRedisUrl,
     ),
     redisPrefix: env.REDIS_PREFIX || undefined,
+    backup: resolveBackup(flags.backup, env, project.backup),
     redisChangeRows: env.REDIS_CHANGE_ROWS !== 'off',
   });
+}
+
+/** An http(s) origin (a path after it is kept), without a trailing slash; undefined stays undefined. */
+function checkPublicUrl(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`PUBLIC_URL / server.publicUrl must be an absolute http(s) URL, not "${url}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`PUBLIC_URL / server.publicUrl must be an http(s) URL, not "${url}"`);
+  return url.replace(/\/+$/, '');
 }

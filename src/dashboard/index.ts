@@ -12,6 +12,7 @@ import { ApiError } from '../core/errors.js';
 import type { Jwt } from '../define/types.js';
 import { buildDashboardAssets, type DashboardAssets } from './assets.js';
 import { auditAdmin } from './audit.js';
+import { adminCommand, ADMIN_TABLE_SNIPPET } from '../core/next-steps.js';
 import { MetricsHistory } from './history.js';
 import { liveCensus, type LiveCensus, type StreamCount } from './live-census.js';
 import { adminPhotos } from './photos.js';
@@ -22,6 +23,8 @@ import { adminUsers } from './users.js';
 
 export interface DashboardOptions {
   rt: Runtime;
+  /** The project folder: the sign-in page shows the `admin create --project …` command for it. */
+  projectDir?: string;
   auth: AuthServices;
   photos: PhotoService;
   photoRepo: PhotoRepo;
@@ -80,12 +83,15 @@ export function createDashboard(o: DashboardOptions & { census: LiveCensus }) {
         return s.runNow(name);
       },
     },
-    live: (): { open: number; queries: number; streams: StreamCount[] } => {
+    live: (): { open: number; queries: number; memoryBytes: number; streams: StreamCount[] } => {
       const stats = o.census.engine.stats();
-      return { open: stats.open, queries: stats.queries, streams: o.census.streams() };
+      return { open: stats.open, queries: stats.queries, memoryBytes: stats.memoryBytes, streams: o.census.streams() };
     },
     /** The bundled app; built on first call (createApp starts it at boot) and cached. */
-    assets: (): Promise<DashboardAssets> => (assets ??= buildDashboardAssets(rt.model.tables.filter((c) => c.auth?.admin).map((c) => c.name))),
+    assets: (): Promise<DashboardAssets> => {
+      const admins = rt.model.tables.filter((c) => c.auth?.admin).map((c) => c.name);
+      return (assets ??= buildDashboardAssets(admins, { adminCommand: adminCommand(admins, o.projectDir ?? process.cwd()), adminTableSnippet: ADMIN_TABLE_SNIPPET }));
+    },
   };
 }
 

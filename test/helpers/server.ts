@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../src/storage/postgres/test-database.js';
+import { killGroup, marker, track, untrack } from './processes.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/tablebase.mjs');
@@ -93,6 +94,9 @@ export interface StartOptions {
   workers?: number;
 }
 
+/** How long startServer waits for /health (a loaded two-core machine, issue #27 item 9). */
+export const START_TIMEOUT_MS = 120_000;
+
 export const secret = () => randomBytes(32).toString('hex');
 
 /**
@@ -157,19 +161,29 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     ],
     {
       cwd: ROOT,
-      // Its own process group: dispose() kills the server and every worker it forked, even after a timeout.
-      detached: true,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...env, ...marker() },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: stop() and the run's teardown reach the server and anything it forks.
+      detached: true,
     },
   );
+  track(proc.pid);
   let output = '';
   proc.stdout!.on('data', (d) => (output += d));
   proc.stderr!.on('data', (d) => (output += d));
   const base = `http://127.0.0.1:${port}`;
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const exited = new Promise<number | null>((r) =>
+    proc.once('exit', (code) => {
+      // The leader is gone; anything it forked into its group goes with it.
+      killGroup(proc.pid!);
+      untrack(proc.pid);
+      r(code);
+    }),
+  );
   let up = false;
-  for (let i = 0; i < 300 && !up && proc.exitCode === null; i++) {
+  // A loaded two-core machine may take tens of seconds to start a server: wait up to two minutes.
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (!up && proc.exitCode === null && Date.now() < deadline) {
     try {
       up = (await fetch(`${base}/health`)).status === 200;
     } catch {
@@ -179,7 +193,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     if (!up) await new Promise((r) => setTimeout(r, 100));
   }
   if (!up) {
-    proc.kill('SIGKILL');
+    killGroup(proc.pid!);
     throw new Error(`server did not start:\n${output}`);
   }
   const call = async <T = Envelope>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> => {
@@ -207,13 +221,10 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
       return exited;
     },
+    // SIGKILL reaches the whole group at once (a multi-process server's workers included).
     dispose: async () => {
-      try {
-        process.kill(-proc.pid!, 'SIGKILL');
-      } catch {
-        /* the group is gone already */
-      }
-      await server.stop('SIGKILL');
+      if (proc.exitCode === null && proc.signalCode === null) killGroup(proc.pid!);
+      await exited;
       if (!options.dataDir) {
         rmSync(dataDir, { recursive: true, force: true });
         const db = databases.get(dataDir);
