@@ -1,26 +1,21 @@
 /**
- * /db/stream, /db/stream/list, /db/stream/count (SPEC §7). Steps 1–5 run before the response
+ * /db/stream, /db/stream/list, /db/stream/count (docs/reference/live.md): one transport of the
+ * live read (pipeline/live-read.ts; /db/live is the other). Steps 1–5 run before the response
  * starts, so a denial is an ordinary JSON error; the live engine then re-runs the query after
- * each committed change that can affect it, and `check` re-applies the pipeline per change: an
- * expired or revoked token, or a row now failing the row filter, ends the stream with an error.
+ * each committed change that can affect it, and the read's `check` re-applies the pipeline per
+ * change: an expired or revoked token, or a row now failing the row filter, ends the stream.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, toApiError } from '../../core/errors.js';
-import { checkDataSize } from '../../core/response-size.js';
-import { startLiveStream, type LiveKind } from '../../live/index.js';
-import { readData, rowsOf } from '../../pipeline/execute/reads.js';
-import { filterRows } from '../../pipeline/filter-rows.js';
-import { authorizeAndPlan } from '../../pipeline/index.js';
+import { startLiveStream } from '../../live/index.js';
+import { openLiveRead } from '../../pipeline/index.js';
 import type { DataOp } from '../../pipeline/operation.js';
 import { defineRoute, modelSchema, stream } from '../declare.js';
 import { dataKey, operationFor } from './data.js';
 
-const READ_KIND = { one: 'get', list: 'list', count: 'count' } as const;
-
 const NOTE =
   'One payload on connect, then one after each committed change that alters the result; identical results are not pushed twice. Rules, rate limit and the first query run before the response starts, so a denial is an ordinary JSON error.';
 
-function streamRoute(path: string, kind: LiveKind, op: DataOp, summary: string, body: string, data: string, description: string, rule: string) {
+function streamRoute(path: string, op: DataOp, summary: string, body: string, data: string, description: string, rule: string) {
   return defineRoute({
     method: 'GET',
     path,
@@ -40,31 +35,10 @@ function streamRoute(path: string, kind: LiveKind, op: DataOp, summary: string, 
     },
     errors: ['NOT_FOUND', 'RESPONSE_TOO_LARGE'],
     handler: async (input, s) => {
-      const rt = s.rt;
-      const o = operationFor(rt.model, op, input as never);
-      const plan = await authorizeAndPlan(o); //                                        2–3
-      if (plan.kind !== 'get' && plan.kind !== 'list' && plan.kind !== 'count') throw new ApiError('BAD_REQUEST');
-      const since = s.live.version;
-      const initial = await readData(rt, READ_KIND[kind], plan.read); //                4
-      await filterRows(o.collection, o.jwt, rowsOf(READ_KIND[kind], initial)); //        5
-      // Payloads are capped (SPEC §4): the first is an ordinary 400 before the stream starts; the
-      // live engine ends a stream whose re-run passes the cap (server/app.ts).
-      checkDataSize(initial, s.config.maxResponseBytes);
-      const jwt = o.jwt;
-      const check = async (value: unknown): Promise<ApiError | null> => {
-        try {
-          if (jwt) {
-            if (jwt.exp * 1000 <= Date.now()) return new ApiError('INVALID_TOKEN', 'The access token has expired');
-            await rt.tokens.verify(o.authorization);
-          }
-          await filterRows(o.collection, jwt, rowsOf(READ_KIND[kind], value));
-          return null;
-        } catch (err) {
-          return toApiError(err);
-        }
-      };
+      const o = operationFor(s.rt.model, op, input as never);
+      const read = await openLiveRead(s.rt, s.live, o, s.config.maxResponseBytes); //  2–5 (pipeline/live-read.ts)
       const accept = input.headers.accept as string | undefined;
-      return stream((sink) => void startLiveStream(s.live, sink, { query: { kind, plan: plan.read }, initial, since, ip: input.ip, check, accept, heartbeatMs: s.config.streamHeartbeatMs }));
+      return stream((sink) => void startLiveStream(s.live, sink, { ...read, ip: input.ip, accept, heartbeatMs: s.config.streamHeartbeatMs }));
     },
   });
 }
@@ -72,7 +46,6 @@ function streamRoute(path: string, kind: LiveKind, op: DataOp, summary: string, 
 export const streamRoutes = [
   streamRoute(
     '/db/stream',
-    'one',
     'streamOne',
     'Stream the first row matching `where`',
     'GetBody',
@@ -80,6 +53,6 @@ export const streamRoutes = [
     '`{"data": row}`, or `{"data": null}` while no row matches',
     'Rule: canView; policy: get.',
   ),
-  streamRoute('/db/stream/list', 'list', 'streamList', 'Stream a page of rows with its total', 'ListBody', 'Page', '`{"data": {"items", "total"}}` per payload', 'Rule: canList; policy: list.'),
-  streamRoute('/db/stream/count', 'count', 'streamCount', 'Stream the count of matching rows', 'CountBody', 'Count', '`{"data": n}` per payload', 'Rule: canCount; policy: count.'),
+  streamRoute('/db/stream/list', 'streamList', 'Stream a page of rows with its total', 'ListBody', 'Page', '`{"data": {"items", "total"}}` per payload', 'Rule: canList; policy: list.'),
+  streamRoute('/db/stream/count', 'streamCount', 'Stream the count of matching rows', 'CountBody', 'Count', '`{"data": n}` per payload', 'Rule: canCount; policy: count.'),
 ];
