@@ -21,7 +21,9 @@ const PORT: FlagSpec = {
 };
 const DATABASE: FlagSpec = { name: 'database', value: 'URL', help: 'postgres:// URL (DATABASE_URL; default: SQLite in the data folder)', check: checkDatabaseUrl };
 const REDIS: FlagSpec = { name: 'redis', value: 'URL', help: 'redis:// or rediss:// URL shared by the nodes (REDIS_URL; default: none)', check: checkRedisUrl };
-const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS];
+const TLS_CERT: FlagSpec = { name: 'tls-cert', value: 'FILE', help: 'PEM certificate chain: serve HTTPS with HTTP/2 and HTTP/1.1 (TLS_CERT; needs --tls-key)' };
+const TLS_KEY: FlagSpec = { name: 'tls-key', value: 'FILE', help: 'PEM private key of --tls-cert (TLS_KEY)' };
+const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, TLS_CERT, TLS_KEY];
 
 export interface Command {
   /** Command words, e.g. `migrate generate`. */

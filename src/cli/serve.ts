@@ -18,7 +18,7 @@ export async function serve(args: Args, mode: 'apply' | 'auto'): Promise<void> {
   const log = createLogger(undefined, logFormat(process.env, mode === 'auto' ? 'pretty' : 'json'));
   const app = await createApp(project, config, { migrate: mode, log });
   const port = await app.listen();
-  app.rt.log.info({ host: config.host, port, project: config.projectDir, data: config.dataDir }, `Tablebase listening on http://${config.host}:${port}`);
+  app.rt.log.info({ host: config.host, port, project: config.projectDir, data: config.dataDir }, `Tablebase listening on ${config.tls ? 'https' : 'http'}://${config.host}:${port}`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

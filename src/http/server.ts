@@ -2,8 +2,16 @@
  * The HTTP server: plain node:http, because the benchmark showed a framework's per-request cost
  * matters on the hot path. Every response carries X-Request-Id; every error is the envelope of
  * SPEC §2 with no stack, SQL or path; 5xx causes are logged server-side with the request id.
+ *
+ * With a certificate it serves HTTPS on the same port, HTTP/2 and HTTP/1.1 by ALPN
+ * (docs/reference/configuration.md, --tls-cert/--tls-key). One lifecycle either way: HTTP/2
+ * requests come through node:http2's compatibility API, whose request and response carry the
+ * members `handle` uses, so there is no second copy of the request handling. `/db/live` is an
+ * HTTP/1.1 upgrade on both (http/live-socket.ts).
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
+import type { Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { Metrics } from '../core/metrics.js';
 import { ApiError, toApiError } from '../core/errors.js';
@@ -11,6 +19,7 @@ import { logRequest, type Logger } from '../core/logger.js';
 import { applyCors } from './cors.js';
 import { runRoute } from './lifecycle.js';
 import { bodyPending, drainRest } from './linger.js';
+import { createLiveSockets } from './live-socket.js';
 import { sendError } from './respond.js';
 import type { Router } from './router.js';
 import type { Services } from './services.js';
@@ -25,7 +34,14 @@ export interface ServerDeps {
   readonly metrics: Metrics;
   /** Told of every answer where metrics are recorded (the dashboard's request log; SPEC §11a Logs). */
   readonly observe?: (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => void;
+  /** PEM certificate chain and key: serve HTTPS with HTTP/2 and HTTP/1.1 (ALPN). */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  /** /db/live subscriptions per connection (default 200; docs/reference/live.md). */
+  readonly maxSubscriptions?: number;
 }
+
+/** What the composition root uses of the server, whichever protocol it speaks. */
+export type AppServer = Pick<Server, 'listen' | 'close' | 'address' | 'once' | 'closeIdleConnections' | 'closeAllConnections'>;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const idPrefix = randomBytes(4).toString('hex');
@@ -68,7 +84,20 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
   }
 }
 
-export function createServer(app: ServerDeps): Server {
+export function createServer(app: ServerDeps): AppServer {
+  const sockets = createLiveSockets({ services: app.services, corsOrigins: app.corsOrigins, clientIp: app.clientIp, maxSubscriptions: app.maxSubscriptions ?? 200 });
+  const server = app.tls ? secureServer(app, app.tls) : plainServer(app);
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => sockets.handleUpgrade(req, socket, head));
+  // Upgraded sockets are no longer the HTTP server's to close: end them when it closes.
+  const close = server.close.bind(server);
+  server.close = ((cb?: (err?: Error) => void) => {
+    sockets.close();
+    return close(cb);
+  }) as typeof server.close;
+  return server;
+}
+
+function plainServer(app: ServerDeps): Server {
   const server = createHttpServer(
     {
       // SPEC §13.18: request lines up to 64 KiB (the `?body=` of GET routes).
@@ -83,4 +112,44 @@ export function createServer(app: ServerDeps): Server {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"error":{"code":"BAD_REQUEST","message":"Malformed HTTP request"}}');
   });
   return server;
+}
+
+/**
+ * HTTPS: HTTP/2 by ALPN, HTTP/1.1 for clients without it (`allowHTTP1`). The compat request and
+ * response are handed to the same `handle` as node:http's (the cast is the compat API's promise:
+ * the members handle, the lifecycle and the sinks use exist on both). The HTTP/2 server has no
+ * closeIdleConnections/closeAllConnections: they are kept here from its own sessions and sockets.
+ */
+function secureServer(app: ServerDeps, tls: NonNullable<ServerDeps['tls']>): Http2SecureServer & AppServer {
+  const server = createSecureServer(
+    {
+      cert: tls.cert,
+      key: tls.key,
+      allowHTTP1: true,
+      // SPEC §13.18: request lines up to 64 KiB (the `?body=` of GET routes), as on HTTP/1.
+      maxSendHeaderBlockLength: 80 * 1024,
+      settings: { maxHeaderListSize: 80 * 1024 },
+      // Many stream routes on one connection is what HTTP/2 is for (docs/live.md).
+      peerMaxConcurrentStreams: 1000,
+    },
+    (req, res) => void handle(app, req as unknown as IncomingMessage, res as unknown as ServerResponse),
+  );
+  const sessions = new Set<Http2Session>();
+  const secure = new Set<Socket>();
+  server.on('session', (session: Http2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  server.on('secureConnection', (socket: Socket) => {
+    secure.add(socket);
+    socket.once('close', () => secure.delete(socket));
+  });
+  return Object.assign(server, {
+    closeIdleConnections() {
+      for (const s of sessions) s.close(); // graceful: open streams finish first
+    },
+    closeAllConnections() {
+      for (const s of secure) s.destroy();
+    },
+  }) as Http2SecureServer & AppServer;
 }

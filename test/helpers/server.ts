@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { request as httpRequest } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -85,6 +86,8 @@ export interface StartOptions {
   command?: 'serve' | '__run-dev';
   /** More flags (the cluster tests pass `--database` and `--redis` for two nodes of one deployment). */
   args?: string[];
+  /** Serve HTTPS with these PEM files (test/helpers/tls.ts makes a self-signed pair); `base` is https://. `call` is not usable then. */
+  tls?: { cert: string; key: string };
 }
 
 export const secret = () => randomBytes(32).toString('hex');
@@ -126,7 +129,21 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const database = options.args?.includes('--database') ? [] : await databaseArgs(dataDir);
   const proc = spawn(
     process.execPath,
-    [BIN, options.command ?? 'serve', '--project', project, '--data', dataDir, '--host', '127.0.0.1', '--port', String(port), ...database, ...(options.args ?? [])],
+    [
+      BIN,
+      options.command ?? 'serve',
+      '--project',
+      project,
+      '--data',
+      dataDir,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      ...database,
+      ...(options.tls ? ['--tls-cert', options.tls.cert, '--tls-key', options.tls.key] : []),
+      ...(options.args ?? []),
+    ],
     {
       cwd: ROOT,
       env: { ...process.env, ...env },
@@ -136,12 +153,12 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   let output = '';
   proc.stdout!.on('data', (d) => (output += d));
   proc.stderr!.on('data', (d) => (output += d));
-  const base = `http://127.0.0.1:${port}`;
+  const base = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   let up = false;
   for (let i = 0; i < 300 && !up && proc.exitCode === null; i++) {
     try {
-      up = (await fetch(`${base}/health`)).status === 200;
+      up = (options.tls ? await insecureStatus(`${base}/health`) : (await fetch(`${base}/health`)).status) === 200;
     } catch {
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -186,6 +203,17 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     },
   };
   return server;
+}
+
+/** GET over HTTPS accepting a self-signed certificate (fetch has no such switch); the status. */
+function insecureStatus(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpsGet(url, { rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+  });
 }
 
 /** A reply's `json`: the parsed text, or undefined when it is empty or not JSON (as `Reply.json` says). */

@@ -92,6 +92,11 @@ export const LogEntry = Type.Object({ at: int, method: str, route: str, status: 
 export const PhotoQuery = Type.Object({ limit: Type.Optional(Digits), offset: Type.Optional(Digits) }, closed);
 export const Photo = Type.Object({ id: str, mimeType: str, size: int, ownerId: nullable(str), width: int, height: int, createdAt: time });
 
-export const LiveState = Type.Object({ open: int, queries: int, streams: Type.Array(Type.Object({ route: str, table: str, open: int })) });
+export const LiveState = Type.Object({
+  open: Type.Integer({ minimum: 0, description: 'open stream routes and /db/live subscriptions together (the caps count both)' }),
+  sockets: Type.Integer({ minimum: 0, description: 'of which /db/live subscriptions' }),
+  queries: int,
+  streams: Type.Array(Type.Object({ route: str, table: str, open: int }), { description: 'by route (`GET /db/stream…` or `WS /db/live get|list|count`) and table' }),
+});
 
 export const Screen = Type.String({ maxLength: 128 });
