@@ -26,9 +26,9 @@ export interface LiveClient {
   close(): void;
 }
 
-export async function openLive(base: string, options: { headers?: Record<string, string>; origin?: string; insecure?: boolean } = {}): Promise<LiveClient> {
+export async function openLive(base: string, options: { headers?: Record<string, string>; origin?: string; insecure?: boolean; protocol?: string } = {}): Promise<LiveClient> {
   const url = `${base.replace(/^http/, 'ws')}/db/live`;
-  const ws = new WebSocket(url, 'tablebase.v1', { headers: options.headers ?? {}, ...(options.origin ? { origin: options.origin } : {}), rejectUnauthorized: !options.insecure });
+  const ws = new WebSocket(url, options.protocol ?? 'tablebase.v1', { headers: options.headers ?? {}, ...(options.origin ? { origin: options.origin } : {}), rejectUnauthorized: !options.insecure });
   const messages: LiveMessage[] = [];
   const waiters = new Set<() => void>();
   const seen = new Map<string, number>();
