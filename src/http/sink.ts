@@ -9,6 +9,8 @@ export function responseSink(req: IncomingMessage, res: ServerResponse): Sink {
       return res.headersSent;
     },
     get gone() {
+      // HTTP/2: this request's stream, not the session's shared socket (gone with the session).
+      if (req.httpVersionMajor === 2) return (res as unknown as { stream: { destroyed: boolean } }).stream.destroyed;
       return req.socket.destroyed || res.destroyed;
     },
     get bufferedBytes() {

@@ -47,7 +47,7 @@ describe('/db/live', () => {
     c.subscribe('bad-body', 'list', { table: 'tasks', where: { nope: { eq: 1 } } });
     c.subscribe('no-table', 'get', { table: 'nope', where: {} });
     c.subscribe('denied', 'list', { table: 'secrets', where: {} });
-    c.subscribe('bad-route', 'stream', { table: 'tasks' });
+    c.send({ type: 'subscribe', id: 'bad-route', route: 'stream', body: { table: 'tasks' } });
     expect(await c.nextFor('bad-body')).toMatchObject({ type: 'error', id: 'bad-body', status: 400, error: { code: 'BAD_REQUEST' } });
     expect(await c.nextFor('no-table')).toMatchObject({ type: 'error', status: 404, error: { code: 'NOT_FOUND' } });
     expect(await c.nextFor('denied')).toMatchObject({ type: 'error', status: 403, error: { code: 'FORBIDDEN' } });
