@@ -9,7 +9,7 @@
  * members `handle` uses, so there is no second copy of the request handling. `/db/live` is an
  * HTTP/1.1 upgrade on both (http/live-socket.ts).
  */
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -87,7 +87,10 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
 export function createServer(app: ServerDeps): AppServer {
   const sockets = createLiveSockets({ services: app.services, corsOrigins: app.corsOrigins, clientIp: app.clientIp, maxSubscriptions: app.maxSubscriptions ?? 200 });
   const server = app.tls ? secureServer(app, app.tls) : plainServer(app);
-  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => sockets.handleUpgrade(req, socket, head));
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    if ((req.headers.upgrade ?? '').toLowerCase() === 'websocket') return sockets.handleUpgrade(req, socket, head);
+    answerWithoutUpgrade(app, req, socket);
+  });
   // Upgraded sockets are no longer the HTTP server's to close: end them when it closes.
   const close = server.close.bind(server);
   server.close = ((cb?: (err?: Error) => void) => {
@@ -95,6 +98,21 @@ export function createServer(app: ServerDeps): AppServer {
     return close(cb);
   }) as typeof server.close;
   return server;
+}
+
+/**
+ * Another upgrade (`Upgrade: h2c` from `curl --http2 http://…`): with an 'upgrade' listener node
+ * hands every upgrade request here, so answer it as the ordinary request it also is, through the
+ * same `handle`, on a connection that then closes (a bodyless GET; the parser is gone).
+ */
+function answerWithoutUpgrade(app: ServerDeps, req: IncomingMessage, socket: Socket): void {
+  socket.on('error', () => undefined);
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket);
+  res.once('finish', () => socket.end());
+  req.push(null); // the body, if any, is not read: this request ends here
+  void handle(app, req, res);
 }
 
 function plainServer(app: ServerDeps): Server {

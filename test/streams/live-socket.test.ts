@@ -99,4 +99,15 @@ describe('/db/live', () => {
     expect((await c.nextFor('b')).data).toBe(1);
     expect(c.messages.filter((m) => m.id === 'a')).toHaveLength(1);
   });
+
+  it('is documented (a GET answering 101 with the message shapes); a GET that does not upgrade is a 400', async () => {
+    const plain = await w.s.call('GET', '/db/live');
+    expect(plain.status).toBe(400);
+    expect(plain.json.error.code).toBe('BAD_REQUEST');
+    const doc = await w.s.call<{ paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: { anyOf: { title?: string }[] } }> }> } }> }>('GET', '/swagger.json');
+    const answer = doc.json.paths['/db/live']!.get.responses['101']!;
+    const titles = (type: string) => answer.content[type]!.schema.anyOf.map((s) => s.title);
+    expect(titles('application/vnd.tablebase.live-client+json')).toEqual(['Auth', 'Subscribe', 'Unsubscribe', 'Ping']);
+    expect(titles('application/vnd.tablebase.live-server+json')).toEqual(['Data', 'Error', 'Pong']);
+  });
 });

@@ -9,7 +9,10 @@ import { Type } from '@sinclair/typebox';
 import { startLiveStream } from '../../live/index.js';
 import { openLiveRead } from '../../pipeline/index.js';
 import type { DataOp } from '../../pipeline/operation.js';
+import { ApiError } from '../../core/errors.js';
 import { defineRoute, modelSchema, stream } from '../declare.js';
+import { LIVE_PROTOCOL } from '../live-socket.js';
+import { ClientMessage, ServerMessage } from './live-messages.js';
 import { dataKey, operationFor } from './data.js';
 
 const NOTE =
@@ -44,15 +47,29 @@ function streamRoute(path: string, op: DataOp, summary: string, body: string, da
 }
 
 export const streamRoutes = [
-  streamRoute(
-    '/db/stream',
-    'streamOne',
-    'Stream the first row matching `where`',
-    'GetBody',
-    'NullableRow',
-    '`{"data": row}`, or `{"data": null}` while no row matches',
-    'Rule: canView; policy: get.',
-  ),
+  streamRoute('/db/stream', 'streamOne', 'Stream the first row matching `where`', 'GetBody', 'NullableRow', '`{"data": row}`, or `{"data": null}` while no row matches', 'Rule: canView; policy: get.'),
   streamRoute('/db/stream/list', 'streamList', 'Stream a page of rows with its total', 'ListBody', 'Page', '`{"data": {"items", "total"}}` per payload', 'Rule: canList; policy: list.'),
   streamRoute('/db/stream/count', 'streamCount', 'Stream the count of matching rows', 'CountBody', 'Count', '`{"data": n}` per payload', 'Rule: canCount; policy: count.'),
+  // /db/live is answered by the upgrade (http/live-socket.ts); this declaration documents it and
+  // answers a plain GET that did not ask to upgrade.
+  defineRoute({
+    method: 'GET',
+    path: '/db/live',
+    family: 'stream',
+    summary: 'Every live query on one WebSocket',
+    description: `Upgrades to a WebSocket (RFC 6455, subprotocol \`${LIVE_PROTOCOL}\`; wss:// over HTTPS/1.1) carrying any number of subscriptions, each behaving exactly as its stream route (/db/stream, /db/stream/list, /db/stream/count): same rate-limit policy and counter (a subscribe counts as one request), rules, row filter, first payload and change-driven pushes. Messages are JSON text frames; their shapes are the two media types of the 101 answer (client → server, server → client). A token comes in the upgrade's Authorization header or an \`auth\` message; a later \`auth\` re-authorizes every open subscription. Limits: 200 subscriptions per connection; the per-IP and server-wide stream caps count subscriptions and streams together; a frame over 64 KiB closes with 1009; unsent data past maxResponseBytes closes with 1008; pings every 15 s, a connection silent for 45 s is closed. The Origin must be the server's own or on the CORS allow-list (403 otherwise).`,
+    operationId: 'live',
+    access: 'public',
+    body: 'none',
+    responses: {
+      101: {
+        description: 'Switching Protocols: the connection is now a WebSocket speaking tablebase.v1',
+        content: { 'application/vnd.tablebase.live-client+json': ClientMessage, 'application/vnd.tablebase.live-server+json': ServerMessage },
+      },
+    },
+    errors: ['BAD_REQUEST', 'FORBIDDEN'],
+    handler: () => {
+      throw new ApiError('BAD_REQUEST', `Connect with a WebSocket: Upgrade: websocket, Sec-WebSocket-Protocol: ${LIVE_PROTOCOL}`);
+    },
+  }),
 ];
