@@ -26,6 +26,9 @@ export interface LiveSocketDeps {
   readonly clientIp: (socketAddress: string, forwardedFor: string | undefined) => string;
   /** Subscriptions per connection (default 200). */
   readonly maxSubscriptions: number;
+  /** Open connections, server-wide and per client IP (the stream caps' values). */
+  readonly maxConnections: number;
+  readonly maxConnectionsPerIp: number;
 }
 
 /** The server side of /db/live; `handleUpgrade` is the HTTP server's 'upgrade' listener. */
@@ -47,10 +50,13 @@ export function createLiveSockets(d: LiveSocketDeps): LiveSockets {
     handleProtocols: (offered) => (offered.has(LIVE_PROTOCOL) ? LIVE_PROTOCOL : false),
   });
   const heartbeatMs = d.services.config.streamHeartbeatMs;
+  // A connection costs memory before it subscribes to anything: connections are capped like
+  // streams (docs/reference/live.md): per client IP and server-wide, by the same two settings.
+  const perIp = new Map<string, number>();
   let closing = false;
 
-  function connection(ws: WebSocket, req: IncomingMessage): void {
-    const ip = d.clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
+  function connection(ws: WebSocket, req: IncomingMessage, ip: string): void {
+    perIp.set(ip, (perIp.get(ip) ?? 0) + 1);
     const maxBuffered = d.services.config.maxResponseBytes;
     let cut = false;
     const session = new LiveSession({
@@ -88,15 +94,25 @@ export function createLiveSockets(d: LiveSocketDeps): LiveSockets {
     ws.on('close', () => {
       clearInterval(timer);
       session.close();
+      const n = (perIp.get(ip) ?? 1) - 1;
+      if (n > 0) perIp.set(ip, n);
+      else perIp.delete(ip);
     });
+  }
+
+  function overCap(ip: string): ApiError | undefined {
+    if (wss.clients.size >= d.maxConnections || (perIp.get(ip) ?? 0) >= d.maxConnectionsPerIp)
+      return new ApiError('RATE_LIMITED', 'Too many open live connections', { headers: { 'Retry-After': '1' } });
+    return undefined;
   }
 
   return {
     handleUpgrade(req, socket, head) {
       socket.on('error', () => undefined);
-      const refusal = closing ? new ApiError('UNAVAILABLE', 'The server is shutting down') : refuse(req, d.corsOrigins);
+      const ip = d.clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
+      const refusal = closing ? new ApiError('UNAVAILABLE', 'The server is shutting down') : (refuse(req, d.corsOrigins) ?? overCap(ip));
       if (refusal) return reject(socket, refusal);
-      wss.handleUpgrade(req, socket, head, (ws) => connection(ws, req));
+      wss.handleUpgrade(req, socket, head, (ws) => connection(ws, req, ip));
     },
     get size() {
       return wss.clients.size;
@@ -144,5 +160,8 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
 function reject(socket: Duplex, err: ApiError): void {
   if (!socket.writable) return void socket.destroy();
   const body = JSON.stringify(err.toJSON());
-  socket.end(`HTTP/1.1 ${err.status} ${err.code}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  const extra = Object.entries(err.headers ?? {})
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${err.status} ${err.code}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`);
 }

@@ -38,6 +38,8 @@ export interface ServerDeps {
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
   /** /db/live subscriptions per connection (default 200; docs/reference/live.md). */
   readonly maxSubscriptions?: number;
+  /** /db/live connections, server-wide and per client IP (default 10,000 and 100: the stream caps). */
+  readonly maxLiveConnections?: { readonly total: number; readonly perIp: number };
 }
 
 /** What the composition root uses of the server, whichever protocol it speaks. */
@@ -85,7 +87,14 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
 }
 
 export function createServer(app: ServerDeps): AppServer {
-  const sockets = createLiveSockets({ services: app.services, corsOrigins: app.corsOrigins, clientIp: app.clientIp, maxSubscriptions: app.maxSubscriptions ?? 200 });
+  const sockets = createLiveSockets({
+    services: app.services,
+    corsOrigins: app.corsOrigins,
+    clientIp: app.clientIp,
+    maxSubscriptions: app.maxSubscriptions ?? 200,
+    maxConnections: app.maxLiveConnections?.total ?? 10_000,
+    maxConnectionsPerIp: app.maxLiveConnections?.perIp ?? 100,
+  });
   const server = app.tls ? secureServer(app, app.tls) : plainServer(app);
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     if ((req.headers.upgrade ?? '').toLowerCase() === 'websocket') return sockets.handleUpgrade(req, socket, head);

@@ -207,6 +207,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
           metrics,
           observe: dashboard.observe,
           maxSubscriptions: config.maxSubscriptionsPerConnection,
+          maxLiveConnections: { total: config.maxStreams, perIp: config.maxStreamsPerIp },
           ...(tls ? { tls } : {}),
         });
         server.once('error', reject);

@@ -115,6 +115,21 @@ describe('/db/live limits', () => {
     await c.closed();
   });
 
+  it('connections are capped per IP like streams (an empty connection costs memory too): 429 on the upgrade', async () => {
+    for (let i = 0; i < 30; i++) sockets.push(await openLive(s.base));
+    await expect(openLive(s.base)).rejects.toThrow(/429/);
+    sockets.pop()!.ws.close();
+    await until(
+      async () =>
+        openLive(s.base)
+          .then((c) => (sockets.push(c), true))
+          .catch(() => false),
+      Boolean,
+      'a connection after one closed',
+      5_000,
+    );
+  });
+
   it('the upgrade checks the origin (own origin, CORS allow-list) and the subprotocol', async () => {
     await expect(openLive(s.base, { origin: 'https://evil.example' })).rejects.toThrow(/403/);
     const own = await openLive(s.base, { origin: s.base });
