@@ -98,5 +98,3 @@ export const LiveState = Type.Object({
   queries: int,
   streams: Type.Array(Type.Object({ route: str, table: str, open: int }), { description: 'by route (`GET /db/stream…` or `WS /db/live get|list|count`) and table' }),
 });
-
-export const Screen = Type.String({ maxLength: 128 });
