@@ -33,7 +33,8 @@ export interface LiveSocketDeps {
 
 /** The server side of /db/live; `handleUpgrade` is the HTTP server's 'upgrade' listener. */
 export interface LiveSockets {
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Answers the status sent (101, or the refusal's) and the client IP, for the request log. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, requestId: string): { status: number; ip: string };
   /** Open connections. */
   readonly size: number;
   /** Server shutdown: closes every connection with 1001. */
@@ -49,6 +50,9 @@ export function createLiveSockets(d: LiveSocketDeps): LiveSockets {
     perMessageDeflate: false,
     handleProtocols: (offered) => (offered.has(LIVE_PROTOCOL) ? LIVE_PROTOCOL : false),
   });
+  // Every answer carries X-Request-Id (docs/reference/conventions.md), the 101 included.
+  const requestIds = new WeakMap<IncomingMessage, string>();
+  wss.on('headers', (headers, req) => headers.push(`X-Request-Id: ${requestIds.get(req) ?? ''}`));
   const heartbeatMs = d.services.config.streamHeartbeatMs;
   // A connection costs memory before it subscribes to anything: connections are capped like
   // streams (docs/reference/live.md): per client IP and server-wide, by the same two settings.
@@ -107,12 +111,17 @@ export function createLiveSockets(d: LiveSocketDeps): LiveSockets {
   }
 
   return {
-    handleUpgrade(req, socket, head) {
+    handleUpgrade(req, socket, head, requestId) {
       socket.on('error', () => undefined);
       const ip = d.clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
       const refusal = closing ? new ApiError('UNAVAILABLE', 'The server is shutting down') : (refuse(req, d.corsOrigins) ?? overCap(ip));
-      if (refusal) return reject(socket, refusal);
+      if (refusal) {
+        reject(socket, refusal, requestId);
+        return { status: refusal.status, ip };
+      }
+      requestIds.set(req, requestId);
       wss.handleUpgrade(req, socket, head, (ws) => connection(ws, req, ip));
+      return { status: 101, ip };
     },
     get size() {
       return wss.clients.size;
@@ -157,11 +166,13 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
 }
 
 /** Answers a refused upgrade with the error envelope, on the raw socket. */
-function reject(socket: Duplex, err: ApiError): void {
+function reject(socket: Duplex, err: ApiError, requestId: string): void {
   if (!socket.writable) return void socket.destroy();
   const body = JSON.stringify(err.toJSON());
   const extra = Object.entries(err.headers ?? {})
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
-  socket.end(`HTTP/1.1 ${err.status} ${err.code}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${err.status} ${err.code}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n${extra}Connection: close\r\n\r\n${body}`,
+  );
 }

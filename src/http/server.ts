@@ -19,7 +19,7 @@ import { logRequest, type Logger } from '../core/logger.js';
 import { applyCors } from './cors.js';
 import { runRoute } from './lifecycle.js';
 import { bodyPending, drainRest } from './linger.js';
-import { createLiveSockets } from './live-socket.js';
+import { createLiveSockets, LIVE_PATH } from './live-socket.js';
 import { sendError } from './respond.js';
 import type { Router } from './router.js';
 import type { Services } from './services.js';
@@ -45,6 +45,8 @@ export interface ServerDeps {
 /** What the composition root uses of the server, whichever protocol it speaks. */
 export type AppServer = Pick<Server, 'listen' | 'close' | 'address' | 'once' | 'closeIdleConnections' | 'closeAllConnections'>;
 
+/** How metrics, logs and the dashboard name the /db/live upgrade (the declared route's label). */
+const LIVE_ROUTE = `GET ${LIVE_PATH}`;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const idPrefix = randomBytes(4).toString('hex');
 let idCounter = 0;
@@ -97,7 +99,17 @@ export function createServer(app: ServerDeps): AppServer {
   });
   const server = app.tls ? secureServer(app, app.tls) : plainServer(app);
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
-    if ((req.headers.upgrade ?? '').toLowerCase() === 'websocket') return sockets.handleUpgrade(req, socket, head);
+    if ((req.headers.upgrade ?? '').toLowerCase() === 'websocket') {
+      // Logged and counted like a request, with the status of the handshake (101 or the refusal's).
+      const start = performance.now();
+      const requestId = requestIdOf(req);
+      const { status, ip } = sockets.handleUpgrade(req, socket, head, requestId);
+      const ms = performance.now() - start;
+      app.metrics.record(LIVE_ROUTE, status, ms);
+      app.observe?.('GET', LIVE_ROUTE, status, ms, requestId, ip);
+      logRequest(app.log, { method: 'GET', path: LIVE_PATH, route: LIVE_ROUTE, status, ms, requestId });
+      return;
+    }
     answerWithoutUpgrade(app, req, socket);
   });
   // Upgraded sockets are no longer the HTTP server's to close: end them when it closes.

@@ -14,6 +14,8 @@ export interface LiveMessage {
 
 export interface LiveClient {
   readonly ws: WebSocket;
+  /** The headers of the server's 101 answer. */
+  readonly upgradeHeaders: Record<string, string | string[] | undefined>;
   readonly messages: LiveMessage[];
   send(message: unknown): void;
   subscribe(id: string, route: 'get' | 'list' | 'count', body: unknown): void;
@@ -33,6 +35,8 @@ export async function openLive(base: string, options: { headers?: Record<string,
   const waiters = new Set<() => void>();
   const seen = new Map<string, number>();
   let code: number | undefined;
+  let upgradeHeaders: LiveClient['upgradeHeaders'] = {};
+  ws.once('upgrade', (res) => (upgradeHeaders = res.headers));
   ws.on('message', (raw) => {
     messages.push(JSON.parse(String(raw)) as LiveMessage);
     for (const w of [...waiters]) w();
@@ -65,6 +69,7 @@ export async function openLive(base: string, options: { headers?: Record<string,
     });
   const client: LiveClient = {
     ws,
+    upgradeHeaders,
     messages,
     send: (m) => ws.send(typeof m === 'string' ? m : JSON.stringify(m)),
     subscribe: (id, route, body) => client.send({ type: 'subscribe', id, route, body }),

@@ -100,6 +100,12 @@ describe('/db/live', () => {
     expect(c.messages.filter((m) => m.id === 'a')).toHaveLength(1);
   });
 
+  it('the 101 carries X-Request-Id (echoed when sent), like every answer', async () => {
+    const c = await live({ 'x-request-id': 'live-upgrade-1' });
+    expect(c.ws.protocol).toBe('tablebase.v1');
+    expect(c.upgradeHeaders['x-request-id']).toBe('live-upgrade-1');
+  });
+
   it('is documented (a GET answering 101 with the message shapes); a GET that does not upgrade is a 400', async () => {
     const plain = await w.s.call('GET', '/db/live');
     expect(plain.status).toBe(400);
