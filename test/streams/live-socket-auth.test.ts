@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { useLiveWorld } from '../helpers/live.js';
 import { openLive, type LiveClient } from '../helpers/live-socket.js';
 import { tag as newTag } from '../helpers/rows.js';
+import { signUp } from '../helpers/users.js';
 
 const w = useLiveWorld();
 const tag = () => newTag('wsa');
@@ -78,5 +79,27 @@ describe('/db/live auth', () => {
     expect(await c.next((m) => m.type === 'error' && m.id === undefined && m.status === 400)).toMatchObject({ error: { code: 'BAD_REQUEST' } });
     await w.write('POST', '/db', { table: 'notes', object: { body: t } }, w.alice.auth);
     expect((await c.nextFor('notes')).data).toBe(1);
+  });
+});
+
+describe('/db/live per-change checks (as the stream routes)', () => {
+  it('a row that now fails the row filter ends that subscription with 403; a revoked token ends its subscriptions with 401', async () => {
+    const t = tag();
+    const carol = await signUp(w.s, `carol.${t}@example.com`);
+    const c = await live(carol.auth);
+    c.subscribe('notes', 'list', { table: 'notes', where: { body: { eq: t } } });
+    c.subscribe('tasks', 'count', { table: 'tasks', where: { title: { eq: t } } });
+    expect((await c.nextFor('notes')).data).toEqual({ items: [], total: 0 });
+    expect((await c.nextFor('tasks')).data).toBe(0);
+    await w.write('POST', '/db', { table: 'notes', object: { body: t } }, w.alice.auth);
+    expect(await c.nextFor('notes')).toMatchObject({ type: 'error', id: 'notes', status: 403, error: { code: 'FORBIDDEN' } });
+    await w.createTask({ title: t });
+    expect((await c.nextFor('tasks')).data).toBe(1);
+    const out = await w.s.call('POST', '/auth/logout', undefined, carol.auth);
+    expect(out.status, out.text).toBe(204);
+    await w.createTask({ title: t });
+    expect(await c.nextFor('tasks')).toMatchObject({ type: 'error', id: 'tasks', status: 401, error: { code: 'INVALID_TOKEN' } });
+    c.send({ type: 'ping' });
+    await c.next((m) => m.type === 'pong');
   });
 });
