@@ -167,9 +167,9 @@ function secureServer(app: ServerDeps, tls: NonNullable<ServerDeps['tls']>): Htt
       allowHTTP1: true,
       // SPEC §13.18: request lines up to 64 KiB (the `?body=` of GET routes), as on HTTP/1.
       maxSendHeaderBlockLength: 80 * 1024,
-      settings: { maxHeaderListSize: 80 * 1024 },
-      // Many stream routes on one connection is what HTTP/2 is for (docs/live.md).
-      peerMaxConcurrentStreams: 1000,
+      // Many stream routes on one connection is what HTTP/2 is for (docs/live.md), bounded: the
+      // per-IP stream cap (100 by default) binds long before.
+      settings: { maxHeaderListSize: 80 * 1024, maxConcurrentStreams: 1000 },
     },
     (req, res) => void handle(app, req as unknown as IncomingMessage, res as unknown as ServerResponse),
   );
