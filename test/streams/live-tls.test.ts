@@ -6,6 +6,7 @@
  */
 import { connect, type ClientHttp2Session } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLive } from '../helpers/live-socket.js';
 import { pause } from '../helpers/poll.js';
@@ -32,19 +33,23 @@ interface H2Reply {
   status: number;
   headers: Record<string, unknown>;
   text: string;
+  bytes: Buffer;
 }
 
-function h2call(method: string, path: string, body?: unknown): Promise<H2Reply> {
+function h2call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<H2Reply> {
   return new Promise((resolve, reject) => {
-    const req = h2.request({ ':method': method, ':path': path, ...(body ? { 'content-type': 'application/json' } : {}) });
-    let headers: Record<string, unknown> = {};
-    let text = '';
-    req.on('response', (h) => (headers = h));
-    req.setEncoding('utf8');
-    req.on('data', (d: string) => (text += d));
-    req.on('end', () => resolve({ status: Number(headers[':status']), headers, text }));
+    const raw = Buffer.isBuffer(body);
+    const req = h2.request({ ':method': method, ':path': path, ...(body && !raw ? { 'content-type': 'application/json' } : {}), ...headers });
+    const chunks: Buffer[] = [];
+    let answer: Record<string, unknown> = {};
+    req.on('response', (h) => (answer = h));
+    req.on('data', (d: Buffer) => chunks.push(d));
+    req.on('end', () => {
+      const bytes = Buffer.concat(chunks);
+      resolve({ status: Number(answer[':status']), headers: answer, text: bytes.toString('utf8'), bytes });
+    });
     req.on('error', reject);
-    req.end(body ? JSON.stringify(body) : undefined);
+    req.end(body === undefined ? undefined : raw ? body : JSON.stringify(body));
   });
 }
 
@@ -130,6 +135,24 @@ describe('HTTPS with HTTP/2 and HTTP/1.1 on one port', () => {
         for (const st of streams) st.close();
       }
     }
+  });
+
+  it('sign-up, a raw photo upload and its bytes, and the dashboard page work over HTTP/2', async () => {
+    const up = await h2call('POST', '/auth/sign-up', { type: 'signUp', table: 'users', email: `h2.${Date.now()}@example.com`, password: 'a long password' });
+    expect(up.status, up.text).toBe(200);
+    const token = (JSON.parse(up.text) as { data: { accessToken: string } }).data.accessToken;
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 1, g: 2, b: 3 } } })
+      .png()
+      .toBuffer();
+    const photo = await h2call('POST', '/img', png, { 'content-type': 'image/png', authorization: `Bearer ${token}` });
+    expect(photo.status, photo.text).toBe(200);
+    const id = (JSON.parse(photo.text) as { data: { id: string } }).data.id;
+    const bytes = await h2call('GET', `/img/${id}`);
+    expect(bytes.status).toBe(200);
+    expect(bytes.bytes.equals(png)).toBe(true);
+    const page = await h2call('GET', '/_');
+    expect(page.status).toBe(200);
+    expect(page.text).toMatch(/<html/i);
   });
 
   it('/db/live works as wss:// over HTTPS/1.1', async () => {
