@@ -85,6 +85,16 @@ describe('/db/live', () => {
     await c.next(() => errors() === 5);
   });
 
+  it('holds 200 subscriptions per connection by default; the 201st is a 429 for that id, and an unsubscribe makes room', async () => {
+    const c = await live();
+    for (let i = 0; i < 201; i++) c.subscribe(`c${i}`, 'count', { table: 'tasks', where: { priority: { eq: i } } });
+    for (let i = 0; i < 200; i++) expect((await c.nextFor(`c${i}`)).type).toBe('data');
+    expect(await c.nextFor('c200')).toMatchObject({ type: 'error', status: 429, error: { code: 'RATE_LIMITED' } });
+    c.send({ type: 'unsubscribe', id: 'c0' });
+    c.subscribe('again', 'count', { table: 'tasks', where: {} });
+    expect((await c.nextFor('again')).type).toBe('data');
+  });
+
   it('unsubscribe stops the pushes of that id only', async () => {
     const t = tag();
     const c = await live();
