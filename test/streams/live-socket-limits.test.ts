@@ -81,6 +81,21 @@ describe('/db/live limits', () => {
     expect((await b.nextFor('after')).type).toBe('data');
   });
 
+  it('an unsubscribe right after the subscribe (opening or open) leaves nothing registered', async () => {
+    const c = await live();
+    for (let i = 0; i < 10; i++) {
+      c.subscribe(`r${i}`, 'list', { table: 'tasks', where: {}, limit: 50 });
+      c.send({ type: 'unsubscribe', id: `r${i}` });
+    }
+    c.subscribe('barrier', 'list', { table: 'tasks', where: {}, limit: 50 });
+    await c.nextFor('barrier');
+    c.send({ type: 'ping' });
+    await c.next((m) => m.type === 'pong');
+    expect(await open()).toBe(1);
+    // A first payload may have left before the unsubscribe was read; at most that one per id.
+    for (let i = 0; i < 10; i++) expect(c.messages.filter((m) => m.id === `r${i}`).length).toBeLessThanOrEqual(1);
+  });
+
   it('a frame over 64 KiB closes the connection with 1009', async () => {
     const c = await live();
     await fill(c, 3, 'f');
