@@ -12,6 +12,7 @@
 import { createServer as createHttpServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { randomBytes } from 'node:crypto';
 import type { Metrics } from '../core/metrics.js';
 import { ApiError, toApiError } from '../core/errors.js';
@@ -171,21 +172,37 @@ function secureServer(app: ServerDeps, tls: NonNullable<ServerDeps['tls']>): Htt
       // per-IP stream cap (100 by default) binds long before.
       settings: { maxHeaderListSize: 80 * 1024, maxConcurrentStreams: 1000 },
     },
-    (req, res) => void handle(app, req as unknown as IncomingMessage, res as unknown as ServerResponse),
+    (req, res) => {
+      // HTTP/1.1 over TLS: count requests in flight per socket, so a shutdown closes the idle ones.
+      if (req.httpVersionMajor === 1) {
+        const socket = req.socket;
+        inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+        res.once('close', () => inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1));
+      }
+      void handle(app, req as unknown as IncomingMessage, res as unknown as ServerResponse);
+    },
   );
   const sessions = new Set<Http2Session>();
-  const secure = new Set<Socket>();
+  const secure = new Set<TLSSocket>();
+  const inFlight = new WeakMap<Socket, number>();
+  const upgraded = new WeakSet<Socket>();
   server.on('session', (session: Http2Session) => {
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
   });
-  server.on('secureConnection', (socket: Socket) => {
+  server.on('secureConnection', (socket: TLSSocket) => {
     secure.add(socket);
     socket.once('close', () => secure.delete(socket));
   });
+  // A /db/live socket is closed by its own handshake (1001), not cut as an idle connection.
+  server.on('upgrade', (_req: IncomingMessage, socket: Socket) => upgraded.add(socket));
   return Object.assign(server, {
     closeIdleConnections() {
       for (const s of sessions) s.close(); // graceful: open streams finish first
+      for (const socket of secure) {
+        const h2 = socket.alpnProtocol === 'h2';
+        if (!h2 && !upgraded.has(socket) && (inFlight.get(socket) ?? 0) === 0) socket.destroy();
+      }
     },
     closeAllConnections() {
       for (const s of secure) s.destroy();

@@ -167,3 +167,24 @@ describe('HTTPS with HTTP/2 and HTTP/1.1 on one port', () => {
     }
   });
 });
+
+describe('shutdown over TLS', () => {
+  it('SIGTERM with an HTTP/2 stream, an idle HTTPS/1.1 connection and a wss /db/live open: exits 0, the socket gets 1001', async () => {
+    const own = await startServer({ tls: cert });
+    const session = connect(own.base, { rejectUnauthorized: false });
+    session.on('error', () => undefined);
+    try {
+      const st = session.request({ ':path': `/db/stream/count?body=${encodeURIComponent(JSON.stringify({ table: 'tasks', where: {} }))}` });
+      st.on('error', () => undefined);
+      await new Promise((r) => st.once('data', r));
+      const c = await openLive(own.base, { insecure: true });
+      c.subscribe('a', 'count', { table: 'tasks', where: {} });
+      await c.nextFor('a');
+      expect(await own.stop('SIGTERM')).toBe(0);
+      expect(await c.closed()).toBe(1001);
+    } finally {
+      session.close();
+      await own.dispose();
+    }
+  });
+});
