@@ -146,7 +146,8 @@ export class LiveSession {
       this.#generation++;
       await Promise.all([...this.#subs.values()].filter((s) => s.read).map((s) => this.#reauthorize(s, jwt)));
     };
-    const done = (this.#authPending ?? Promise.resolve()).then(run);
+    // Never rejects: a later subscribe awaits it, and nothing may be left unhandled.
+    const done = (this.#authPending ?? Promise.resolve()).then(run).catch((err: unknown) => this.#error(undefined, toApiError(err)));
     this.#authPending = done;
     void done.finally(() => {
       if (this.#authPending === done) this.#authPending = undefined;
