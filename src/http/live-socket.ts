@@ -92,7 +92,13 @@ export function createLiveSockets(d: LiveSocketDeps): LiveSockets {
     ws.on('message', (data, isBinary) => {
       heard = Date.now();
       if (isBinary) return void ws.send(JSON.stringify({ type: 'error', status: 400, error: new ApiError('BAD_REQUEST', 'Messages are JSON text frames').toJSON().error }));
-      session.handle(data.toString());
+      try {
+        session.handle(data.toString());
+      } catch (err) {
+        // A bug must not take the process down from a socket listener: log it, answer a 500.
+        d.services.rt.log.error({ err }, '/db/live message failed');
+        ws.send(JSON.stringify({ type: 'error', status: 500, error: new ApiError('INTERNAL').toJSON().error }));
+      }
     });
     ws.on('error', () => undefined); // 1009 and protocol errors: ws closes the socket itself
     ws.on('close', () => {
