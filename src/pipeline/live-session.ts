@@ -103,7 +103,12 @@ export class LiveSession {
     if (this.#subs.size >= this.#o.maxSubscriptions) return this.#error(id, new ApiError('RATE_LIMITED', `At most ${this.#o.maxSubscriptions} subscriptions per connection`));
     const sub: Subscription = { id, prefix: `{"type":"data","id":${JSON.stringify(id)},`, generation: this.#generation };
     this.#subs.set(id, sub);
-    void this.#open(sub, kind, body as Record<string, unknown>).catch((err) => this.#end(sub, toApiError(err)));
+    void this.#open(sub, kind, body as Record<string, unknown>).catch((err: unknown) => {
+      const e = toApiError(err);
+      // As on the stream routes: an unexpected failure is logged server-side, the client sees a generic 500.
+      if (e.code === 'INTERNAL') this.#o.rt.log.error({ err: e.cause ?? err, subscription: sub.id }, '/db/live subscribe failed');
+      this.#end(sub, e);
+    });
   }
 
   async #open(sub: Subscription, kind: LiveKind, body: Record<string, unknown>): Promise<void> {
