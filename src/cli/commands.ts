@@ -3,6 +3,7 @@
  * (SPEC §1). A flag not listed for a command is refused (see args.ts).
  */
 import { checkDatabaseUrl, checkRedisUrl } from '../core/config.js';
+import { checkWorkers } from '../server/workers.js';
 import type { Args, FlagSpec } from './args.js';
 
 const oneOf =
@@ -23,7 +24,13 @@ const DATABASE: FlagSpec = { name: 'database', value: 'URL', help: 'postgres:// 
 const REDIS: FlagSpec = { name: 'redis', value: 'URL', help: 'redis:// or rediss:// URL shared by the nodes (REDIS_URL; default: none)', check: checkRedisUrl };
 const TLS_CERT: FlagSpec = { name: 'tls-cert', value: 'FILE', help: 'PEM certificate chain: serve HTTPS with HTTP/2 and HTTP/1.1 (TLS_CERT; needs --tls-key)' };
 const TLS_KEY: FlagSpec = { name: 'tls-key', value: 'FILE', help: 'PEM private key of --tls-cert (TLS_KEY)' };
-const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, TLS_CERT, TLS_KEY];
+const WORKERS: FlagSpec = {
+  name: 'workers',
+  value: 'N',
+  help: 'worker processes on one port: a number or auto, one per CPU (WORKERS; default: auto for serve, 1 for dev)',
+  check: (v) => checkWorkers(v),
+};
+const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, WORKERS, TLS_CERT, TLS_KEY];
 
 export interface Command {
   /** Command words, e.g. `migrate generate`. */
@@ -56,7 +63,8 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'dev',
-    summary: 'Serve, watch and restart, generate and apply migrations, create development secrets.',
+    summary:
+      'Serve, watch and restart (a failing server is restarted by the next saved change; each start is type-checked with the project tsconfig), generate and apply migrations, create development secrets.',
     flags: SERVER,
     run: async (a, argv) => (await import('./dev.js')).dev(a, argv),
   },

@@ -70,6 +70,7 @@ export function createLiveSockets(d: LiveSocketDeps): LiveSockets {
       authorization: req.headers.authorization,
       maxSubscriptions: d.maxSubscriptions,
       maxResponseBytes: maxBuffered,
+      caps: d.services.streamCaps,
       send: (text) => {
         if (cut || ws.readyState !== ws.OPEN) return;
         ws.send(text);

@@ -23,6 +23,8 @@ import { bodyPending, drainRest } from './linger.js';
 import { createLiveSockets, LIVE_PATH } from './live-socket.js';
 import { sendError } from './respond.js';
 import type { Router } from './router.js';
+import type { DeclaredRoute } from './declare.js';
+import type { Forwarder } from './forward.js';
 import type { Services } from './services.js';
 
 /** What the server needs from the composition root. */
@@ -41,6 +43,14 @@ export interface ServerDeps {
   readonly maxSubscriptions?: number;
   /** /db/live connections, server-wide and per client IP (default 10,000 and 100: the stream caps). */
   readonly maxLiveConnections?: { readonly total: number; readonly perIp: number };
+  /**
+   * A worker of `serve --workers` (docs/reference/scaling.md): routes this answers true for are
+   * handed whole to the primary (./forward.ts), which runs their lifecycle, records them and
+   * answers; this process neither runs nor counts them.
+   */
+  readonly forward?: { readonly when: (route: DeclaredRoute) => boolean; readonly to: Forwarder };
+  /** The primary: runs before a server-wide route (metrics, logs), so every worker's records are in. */
+  readonly gather?: () => Promise<void>;
 }
 
 /** What the composition root uses of the server, whichever protocol it speaks. */
@@ -68,12 +78,18 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
   res.setHeader('x-request-id', requestId);
   let route = 'unmatched';
   let ip = '';
+  let counted = true;
   try {
     if (applyCors(app.corsOrigins, req, res)) return;
     const m = app.router.match(req.method ?? 'GET', path);
     if (!m) throw new ApiError('NOT_FOUND', 'No such route');
     route = m.route.label;
     ip = app.clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
+    if (app.forward !== undefined && app.forward.when(m.route)) {
+      counted = false; // the primary counts it, once
+      return await app.forward.to(req, res, ip, requestId);
+    }
+    if (m.route.serverWide && app.gather) await app.gather();
     await runRoute(m.route, { req, res, services: app.services, path, search, params: m.params, ip, requestId }, app.services);
   } catch (err) {
     const e = toApiError(err);
@@ -82,11 +98,14 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
     // An unread body is discarded (bounded) before the response ends, so the client gets the answer.
     sendError(res, e, bodyPending(req) ? drainRest(req) : undefined);
   } finally {
-    const ms = performance.now() - start;
-    app.metrics.record(route, res.statusCode, ms);
-    app.observe?.(req.method ?? 'GET', route, res.statusCode, ms, requestId, ip);
-    logRequest(app.log, { method: req.method ?? 'GET', path, route, status: res.statusCode, ms, requestId });
+    if (counted) record(app, req, path, route, res.statusCode, performance.now() - start, requestId, ip);
   }
+}
+
+function record(app: ServerDeps, req: IncomingMessage, path: string, route: string, status: number, ms: number, requestId: string, ip: string): void {
+  app.metrics.record(route, status, ms);
+  app.observe?.(req.method ?? 'GET', route, status, ms, requestId, ip);
+  logRequest(app.log, { method: req.method ?? 'GET', path, route, status, ms, requestId });
 }
 
 export function createServer(app: ServerDeps): AppServer {
@@ -105,10 +124,7 @@ export function createServer(app: ServerDeps): AppServer {
       const start = performance.now();
       const requestId = requestIdOf(req);
       const { status, ip } = sockets.handleUpgrade(req, socket, head, requestId);
-      const ms = performance.now() - start;
-      app.metrics.record(LIVE_ROUTE, status, ms);
-      app.observe?.('GET', LIVE_ROUTE, status, ms, requestId, ip);
-      logRequest(app.log, { method: 'GET', path: LIVE_PATH, route: LIVE_ROUTE, status, ms, requestId });
+      record(app, req, LIVE_PATH, LIVE_ROUTE, status, performance.now() - start, requestId, ip);
       return;
     }
     answerWithoutUpgrade(app, req, socket);

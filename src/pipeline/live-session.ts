@@ -27,6 +27,11 @@ export interface LiveSessionOptions {
   readonly maxResponseBytes: number;
   /** Sends one JSON text frame. */
   readonly send: (text: string) => void;
+  /**
+   * Server-wide stream caps when several processes serve (workers; docs/reference/scaling.md),
+   * taken exactly as a stream route takes them: a place per subscription, null when full.
+   */
+  readonly caps?: { acquire(ip: string): Promise<(() => void) | null> } | undefined;
 }
 
 interface Subscription {
@@ -127,7 +132,16 @@ export class LiveSession {
       end: () => this.#end(sub, new ApiError('UNAVAILABLE', 'The server is shutting down')),
       via: 'socket',
     };
-    sub.unsubscribe = this.#o.engine.subscribe(read.query, subscriber, this.#o.ip); // caps: 429 for this id
+    const release = this.#o.caps ? await this.#o.caps.acquire(this.#o.ip) : undefined;
+    if (release === null) throw new ApiError('RATE_LIMITED', 'Too many open streams');
+    if (!this.#current(sub)) return release?.();
+    try {
+      const unsubscribe = this.#o.engine.subscribe(read.query, subscriber, this.#o.ip); // caps: 429 for this id
+      sub.unsubscribe = release ? () => (unsubscribe(), release()) : unsubscribe;
+    } catch (err) {
+      release?.();
+      throw err;
+    }
     sub.read = read;
     this.#o.send(`${sub.prefix}"data":${JSON.stringify(read.initial) ?? 'null'}}`);
     // An `auth` that arrived while this one was opening: authorize it with the newer token too.

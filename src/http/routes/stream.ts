@@ -41,7 +41,18 @@ function streamRoute(path: string, op: DataOp, summary: string, body: string, da
       const o = operationFor(s.rt.model, op, input as never);
       const read = await openLiveRead(s.rt, s.live, o, s.config.maxResponseBytes); //  2–5 (pipeline/live-read.ts)
       const accept = input.headers.accept as string | undefined;
-      return stream((sink) => void startLiveStream(s.live, sink, { ...read, ip: input.ip, accept, heartbeatMs: s.config.streamHeartbeatMs }));
+      // With workers the caps count the whole server (docs/reference/scaling.md): a place first.
+      const release = s.streamCaps ? await s.streamCaps.acquire(input.ip) : undefined;
+      if (release === null) throw new ApiError('RATE_LIMITED', 'Too many open streams', { headers: { 'Retry-After': '1' } });
+      return stream((sink) => {
+        try {
+          const live = startLiveStream(s.live, sink, { ...read, ip: input.ip, accept, heartbeatMs: s.config.streamHeartbeatMs });
+          if (release) live.onClose(release);
+        } catch (err) {
+          release?.();
+          throw err;
+        }
+      });
     },
   });
 }
