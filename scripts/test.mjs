@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test` (issue #27 item 9): every check runs even when an earlier one failed — the type check,
-// the layer rules, the suite on SQLite, then the end-to-end suite again on PostgreSQL + Redis —
+// the layer rules, the storage boundary, the suite on SQLite, then the end-to-end suite again on PostgreSQL + Redis —
 // and a summary names each result. The exit code is non-zero when any of them failed.
 // Extra arguments go to both vitest runs (`npm test -- test/data`).
 import { spawnSync } from 'node:child_process';
@@ -14,6 +14,7 @@ const extra = process.argv.slice(2);
 const steps = [
   ['type check (tsc)', 'tsc', ['--noEmit', '-p', '.']],
   ['layer rules (dependency-cruiser)', 'depcruise', ['src', '--config', '.dependency-cruiser.cjs']],
+  ['storage boundary (no SQL text or database-name checks outside src/storage/)', 'node', ['--import', 'tsx', 'scripts/check-storage-boundary.ts']],
   ['tests on SQLite (vitest.config.ts)', 'vitest', ['run', ...extra]],
   ['end-to-end tests on PostgreSQL + Redis (vitest.postgres.config.ts)', 'vitest', ['run', '--config', 'vitest.postgres.config.ts', ...extra]],
 ];

@@ -87,6 +87,7 @@ export function configFlags(args: Args, projectDir = projectDirOf(args)): Flags 
     redis: flag(args, 'redis'),
     tlsCert: flag(args, 'tls-cert'),
     tlsKey: flag(args, 'tls-key'),
+    backup: flag(args, 'backup'),
   };
 }
 

@@ -61,28 +61,39 @@ export async function admitLiveRead(rt: Runtime, caller: Caller, kind: LiveKind,
 /** A socket has no per-message headers: RateLimit-* are for HTTP answers only. */
 const NO_HEADERS = { setHeader: () => undefined };
 
-/** Steps 2–5 for an admitted stream operation (`o.jwt` verified). */
-export async function openLiveRead(rt: Runtime, engine: Pick<LiveEngine, 'version'>, o: Operation, maxResponseBytes: number): Promise<LiveRead> {
+/**
+ * Steps 2–5 for an admitted stream operation (`o.jwt` verified). `reauthorizable` (/db/live): the
+ * read keeps its last payload for `reauthorize` when the table has a row filter; a stream route
+ * never re-authorizes, so it keeps nothing (the first payload must not live as long as the
+ * stream; docs/hardening.md "Live memory").
+ */
+export async function openLiveRead(rt: Runtime, engine: Pick<LiveEngine, 'version' | 'admit'>, o: Operation, maxResponseBytes: number, reauthorizable = false): Promise<LiveRead> {
   const kind = kindOf(o.op);
   await authorize(o); //                                                                   2
   const plan = await planOperation(o); //                                                  3
   if (plan.kind !== 'get' && plan.kind !== 'list' && plan.kind !== 'count') throw new ApiError('BAD_REQUEST');
+  engine.admit({ kind, plan: plan.read }); // a full live memory budget refuses before reading
   const since = engine.version;
   const initial = await readData(rt, READ_KIND[kind], plan.read); //                        4
   await filterRows(o.collection, o.jwt, rowsOf(READ_KIND[kind], initial)); //                5
   // Payloads are capped (docs/reference/configuration.md, maxResponseBytes): the first is an
   // ordinary 400 before anything is registered; the engine ends a read whose re-run passes it.
   checkDataSize(initial, maxResponseBytes);
+  return liveRead(rt, o, kind, { kind, plan: plan.read }, initial, since, reauthorizable && o.collection.rowFiltered);
+}
+
+/** Built outside openLiveRead so the closures share no scope with the first payload. */
+function liveRead(rt: Runtime, o: Operation, kind: LiveKind, query: LiveQuery, initial: unknown, since: number, keepLast: boolean): LiveRead {
   let jwt = o.jwt;
   let authorization = o.authorization;
-  let last = initial;
+  let last: unknown = keepLast ? initial : undefined;
   const rows = (data: unknown) => rowsOf(READ_KIND[kind], data);
   return {
-    query: { kind, plan: plan.read },
+    query,
     initial,
     since,
     async check(data) {
-      last = data;
+      if (keepLast) last = data;
       try {
         if (jwt) {
           if (jwt.exp * 1000 <= Date.now()) return new ApiError('INVALID_TOKEN', 'The access token has expired');

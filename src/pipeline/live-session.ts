@@ -38,7 +38,8 @@ interface Subscription {
   readonly id: string;
   /** `{"type":"data","id":"…",` — a data frame is this plus the engine's shared `{"data":…}` minus its `{`. */
   readonly prefix: string;
-  read?: LiveRead;
+  /** Set once open: the read's re-authorization (not the read itself, which holds the first payload). */
+  reauthorize?: LiveRead['reauthorize'];
   unsubscribe?: () => void;
   /** The token generation it was authorized with. */
   generation: number;
@@ -121,12 +122,12 @@ export class LiveSession {
     if (!this.#current(sub)) return;
     sub.generation = this.#generation;
     const o = await admitLiveRead(this.#o.rt, { ip: this.#o.ip, authorization: this.#authorization }, kind, body); // 1–2
-    const read = await openLiveRead(this.#o.rt, this.#o.engine, o, this.#o.maxResponseBytes); //                    2–5
+    const read = await openLiveRead(this.#o.rt, this.#o.engine, o, this.#o.maxResponseBytes, true); //              2–5
     if (!this.#current(sub)) return; // unsubscribed (or closed) meanwhile: nothing was registered
     const subscriber: Subscriber = {
       initial: read.initial,
       since: read.since,
-      check: (data) => read.check(data),
+      check: read.check,
       push: (json) => this.#o.send(sub.prefix + json.slice(1)),
       fail: (err) => this.#end(sub, err),
       end: () => this.#end(sub, new ApiError('UNAVAILABLE', 'The server is shutting down')),
@@ -142,7 +143,7 @@ export class LiveSession {
       release?.();
       throw err;
     }
-    sub.read = read;
+    sub.reauthorize = read.reauthorize;
     this.#o.send(`${sub.prefix}"data":${JSON.stringify(read.initial) ?? 'null'}}`);
     // An `auth` that arrived while this one was opening: authorize it with the newer token too.
     if (sub.generation !== this.#generation) await this.#reauthorize(sub);
@@ -163,7 +164,7 @@ export class LiveSession {
       }
       this.#authorization = authorization;
       this.#generation++;
-      await Promise.all([...this.#subs.values()].filter((s) => s.read).map((s) => this.#reauthorize(s, jwt)));
+      await Promise.all([...this.#subs.values()].filter((s) => s.reauthorize).map((s) => this.#reauthorize(s, jwt)));
     };
     // Never rejects: a later subscribe awaits it, and nothing may be left unhandled.
     const done = (this.#authPending ?? Promise.resolve()).then(run).catch((err: unknown) => this.#error(undefined, toApiError(err)));
@@ -174,7 +175,7 @@ export class LiveSession {
   }
 
   async #reauthorize(sub: Subscription, jwt?: Awaited<ReturnType<Runtime['tokens']['verify']>>): Promise<void> {
-    if (!sub.read || !this.#current(sub)) return;
+    if (!sub.reauthorize || !this.#current(sub)) return;
     sub.generation = this.#generation;
     let token = jwt;
     try {
@@ -182,7 +183,7 @@ export class LiveSession {
     } catch (err) {
       return this.#end(sub, toApiError(err));
     }
-    const err = await sub.read.reauthorize(token ?? null, this.#authorization);
+    const err = await sub.reauthorize(token ?? null, this.#authorization);
     if (err) this.#end(sub, err);
   }
 

@@ -96,5 +96,6 @@ export const LiveState = Type.Object({
   open: Type.Integer({ minimum: 0, description: 'open stream routes and /db/live subscriptions together (the caps count both)' }),
   sockets: Type.Integer({ minimum: 0, description: 'of which /db/live subscriptions' }),
   queries: int,
+  memoryBytes: Type.Integer({ minimum: 0, description: 'bytes counted against maxLiveMemoryBytes (an upper bound between refreshes)' }),
   streams: Type.Array(Type.Object({ route: str, table: str, open: int }), { description: 'by route (`GET /db/stream…` or `WS /db/live get|list|count`) and table' }),
 });

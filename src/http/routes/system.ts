@@ -4,7 +4,7 @@
  * the node serves, without sharing.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, InfrastructureError } from '../../core/errors.js';
 import { defineRoute, raw } from '../declare.js';
 
 const STARTING = JSON.stringify(new ApiError('UNAVAILABLE', 'Workers are still starting').toJSON());
@@ -38,7 +38,10 @@ export const systemRoutes = [
     operationId: 'health',
     access: 'public',
     responses: {
-      200: Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]), redis: Type.Optional(Type.Literal('down')) }, { additionalProperties: false }),
+      200: Type.Object(
+        { status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]), redis: Type.Optional(Type.Literal('down')), backup: Type.Optional(Type.Literal('failing')) },
+        { additionalProperties: false },
+      ),
     },
     errors: ['UNAVAILABLE'],
     examples: { data: { status: 'ok' } },
@@ -46,8 +49,14 @@ export const systemRoutes = [
       // With workers, 200 only once every worker accepts requests (docs/reference/scaling.md).
       // Answered, not thrown: starting is expected, so it is not logged as a failed request.
       if (s.cluster.ready && !s.cluster.ready()) return raw(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' }, STARTING);
-      if (!(await s.rt.driver.ping())) throw new ApiError('UNAVAILABLE', 'The database is not answering');
-      if (s.cluster.redis() === 'down') return { status: 'degraded' as const, redis: 'down' as const };
+      if (!(await s.rt.driver.ping())) throw new InfrastructureError('database', undefined);
+      s.health.recover('database');
+      // A full disk stays 503 until the data folder takes a write again (core/health-state.ts).
+      if ((await s.health.check()).includes('disk')) throw new InfrastructureError('disk', undefined);
+      const redisDown = s.cluster.redis() === 'down';
+      // Three consecutive failed syncs (docs/reference/backups.md): serving, but not backed up.
+      const backupFailing = s.backup?.status().failing === true;
+      if (redisDown || backupFailing) return { status: 'degraded' as const, ...(redisDown ? { redis: 'down' as const } : {}), ...(backupFailing ? { backup: 'failing' as const } : {}) };
       return { status: 'ok' as const };
     },
   }),
