@@ -3,8 +3,10 @@
  * `vitest run --config vitest.postgres.config.ts`. Each server gets a fresh database.
  */
 import { defineConfig } from 'vitest/config';
+import { alias } from './vitest.alias.js';
 
 export default defineConfig({
+  resolve: { alias },
   test: {
     include: ['test/**/*.test.ts'],
     // The cluster tests start their own PostgreSQL deployment in every run. The backup tests pick

@@ -32,6 +32,16 @@ export interface SnapshotManifest {
   readonly position: { readonly epoch: number; readonly frame: number };
 }
 
+/**
+ * What a snapshot object is, from the database recorded in its manifest: a whole SQLite file
+ * (`.db`, restored into a data folder and replayed with WAL segments) or a logical dump (`.dump`,
+ * JSON lines, restored into an empty PostgreSQL database). The rest of backup/ asks this, not the
+ * database's name.
+ */
+export type SnapshotFormat = 'file' | 'dump';
+const SNAPSHOT_FORMAT: Readonly<Record<SnapshotManifest['database'], SnapshotFormat>> = { sqlite: 'file', postgres: 'dump' };
+export const snapshotFormat = (database: SnapshotManifest['database']): SnapshotFormat => SNAPSHOT_FORMAT[database];
+
 export interface SegmentManifest {
   readonly kind: 'segment';
   readonly generation: string;

@@ -15,7 +15,7 @@ import type { Logger } from '../core/logger.js';
 import { dumpPostgres, restorePostgresDump, type DumpLine } from '../storage/postgres/snapshot.js';
 import { readCatalog, snapshotList } from './catalog.js';
 import type { Destination } from './destination.js';
-import { FORMAT, FORMAT_KEY, newBackupId } from './layout.js';
+import { FORMAT, FORMAT_KEY, newBackupId, snapshotFormat } from './layout.js';
 import { formatWindow, planRestore } from './plan.js';
 import { fetchSnapshot, OutsideWindow } from './restore.js';
 import { infoOf, uploadSnapshot, type SnapshotInfo } from './snapshot.js';
@@ -51,7 +51,7 @@ async function withDump<R>(dest: Destination, at: number | undefined, use: (file
   if (t === null || t === undefined || catalog.earliest === null || t < catalog.earliest || t > catalog.latest!) throw new OutsideWindow(t ?? Date.now(), catalog);
   const plan = planRestore(catalog, t);
   if (!plan) throw new Error(formatWindow(catalog));
-  if (plan.snapshot.database !== 'postgres') throw new Error('this backup holds a SQLite database: restore it with --data <new folder>');
+  if (snapshotFormat(plan.snapshot.database) !== 'dump') throw new Error('this backup holds a SQLite database: restore it with --data <new folder>');
   const work = mkdtempSync(join(tmpdir(), 'tablebase-pgrestore-'));
   try {
     const file = join(work, 'dump.jsonl');

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { applyWal, finishDatabase, integrityCheck, photoIds } from '../storage/sqlite/wal-restore.js';
 import { readCatalog, type Catalog } from './catalog.js';
 import type { Destination } from './destination.js';
-import { BackupDamaged, keys, sha256, type SnapshotManifest } from './layout.js';
+import { BackupDamaged, keys, sha256, snapshotFormat, type SnapshotManifest } from './layout.js';
 import { formatWindow, planRestore, type RestorePlan } from './plan.js';
 import { restorePhotos } from './photos.js';
 
@@ -66,7 +66,7 @@ export async function restoreSqliteInto(dest: Destination, dir: string, at?: num
   if (t === null || t === undefined || catalog.earliest === null || t < catalog.earliest || t > catalog.latest!) throw new OutsideWindow(t ?? Date.now(), catalog);
   const plan = planRestore(catalog, t);
   if (!plan) throw new OutsideWindow(t, catalog);
-  if (plan.snapshot.database !== 'sqlite') throw new Error('this backup holds a PostgreSQL database: restore it with --database <url of an empty database>');
+  if (snapshotFormat(plan.snapshot.database) !== 'file') throw new Error('this backup holds a PostgreSQL database: restore it with --database <url of an empty database>');
   await mkdir(dir, { recursive: true });
   const dbFile = join(dir, 'db.sqlite');
   await fetchSnapshot(dest, plan.snapshot, dbFile);

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import type { Destination } from './destination.js';
-import { keys, newBackupId, sealManifest, type SnapshotManifest } from './layout.js';
+import { keys, newBackupId, sealManifest, snapshotFormat, type SnapshotManifest } from './layout.js';
 
 export interface SnapshotInfo {
   readonly id: string;
@@ -19,7 +19,7 @@ export async function uploadSnapshot(
   o: { generation: string; file: string; takenAtMs: number; database: 'sqlite' | 'postgres'; position: { epoch: number; frame: number } },
 ): Promise<SnapshotManifest> {
   const id = newBackupId(o.takenAtMs);
-  const ext = o.database === 'sqlite' ? 'db' : 'dump';
+  const ext = snapshotFormat(o.database) === 'file' ? 'db' : 'dump';
   const object = keys.snapshot(o.generation, id, ext);
   const hash = createHash('sha256');
   let bytes = 0;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCatalog, snapshotList } from '../backup/catalog.js';
 import { openDestination } from '../backup/open.js';
-import { FORMAT, FORMAT_KEY, newBackupId } from '../backup/layout.js';
+import { FORMAT, FORMAT_KEY, newBackupId, snapshotFormat } from '../backup/layout.js';
 import { PhotoShipper, photosAt } from '../backup/photos.js';
 import { formatWindow, planRestore } from '../backup/plan.js';
 import { checkEveryObject, parseAt, restoreSqliteInto } from '../backup/restore.js';
@@ -69,7 +69,8 @@ export async function backupVerify(args: Args): Promise<void> {
   const dest = await openDestination(need(args, 'from', 'the backup destination URL'));
   const at = parseAt(flag(args, 'at'));
   const catalog = await readCatalog(dest);
-  if (planRestore(catalog, at ?? catalog.latest ?? Date.now())?.snapshot.database === 'postgres') {
+  const planned = planRestore(catalog, at ?? catalog.latest ?? Date.now());
+  if (planned && snapshotFormat(planned.snapshot.database) === 'dump') {
     const { verifyPostgres } = await import('../backup/postgres.js');
     const v = await verifyPostgres(dest, at);
     console.log(`snapshot ${v.snapshot.id} (taken ${v.snapshot.takenAt}): checksum ok, every line readable`);

@@ -46,6 +46,7 @@ import { startScheduler, type Scheduler } from '../cron/scheduler.js';
 import { createPushFor, pushInternalTables, setupPushFor, type PushService } from '../push/index.js';
 import { createDashboard, trackLive } from '../dashboard/index.js';
 import { startBackup, type BackupService } from '../backup/index.js';
+import { dashboardPrebuilt } from '../dashboard/assets.js';
 
 export interface App {
   readonly rt: Runtime;
@@ -253,7 +254,9 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
   // Validated now (a bad schedule fails the start); timers begin once the server listens.
   let cron: Scheduler | undefined;
   const dashboard = createDashboard({ rt, auth, photos, photoRepo: photoRepo(rt), cron: () => cron, census, projectDir: config.projectDir });
-  void dashboard.assets().catch((err) => log.error({ err }, 'dashboard bundle failed'));
+  // A checkout bundles the dashboard with esbuild (about a second), so it starts now; the compiled
+  // package reads its prebuilt files on the first dashboard request and a start pays nothing.
+  if (!dashboardPrebuilt()) void dashboard.assets().catch((err) => log.error({ err }, 'dashboard bundle failed'));
   const purgeAll = () => Promise.all([auth.sessions.purgeExpired(), auth.otp.purgeExpired(), oauth.states.purgeExpired()]);
   const purge = !ownsWriter(proc) ? undefined : setInterval(() => void purgeAll().catch((err) => log.warn({ err }, 'session purge failed')), 3_600_000).unref();
   // Revocations written by another process (`tablebase admin create`, another node) reach this
