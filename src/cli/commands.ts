@@ -2,7 +2,7 @@
  * The CLI's table of contents: every command, the flags it accepts, and the file that runs it
  * (SPEC §1). A flag not listed for a command is refused (see args.ts).
  */
-import { checkDatabaseUrl, checkRedisUrl } from '../core/config.js';
+import { checkDatabaseUrl, checkRedisUrl, checkStorageUrl } from '../core/config.js';
 import type { Args, FlagSpec } from './args.js';
 
 const oneOf =
@@ -21,7 +21,13 @@ const PORT: FlagSpec = {
 };
 const DATABASE: FlagSpec = { name: 'database', value: 'URL', help: 'postgres:// URL (DATABASE_URL; default: SQLite in the data folder)', check: checkDatabaseUrl };
 const REDIS: FlagSpec = { name: 'redis', value: 'URL', help: 'redis:// or rediss:// URL shared by the nodes (REDIS_URL; default: none)', check: checkRedisUrl };
-const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS];
+const STORAGE: FlagSpec = {
+  name: 'storage',
+  value: 'URL',
+  help: 'where photos live: file:///path or s3://bucket/prefix, credentials from S3_* (STORAGE_URL; default: <data>/photos)',
+  check: checkStorageUrl,
+};
+const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, STORAGE];
 
 export interface Command {
   /** Command words, e.g. `migrate generate`. */

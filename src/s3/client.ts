@@ -64,6 +64,10 @@ export class S3Bucket {
     if (settings.accessKeyId && settings.secretAccessKey) {
       config.credentials = { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey };
     }
+    // The SDK is pinned to the last releases that support Node 20 (package.json); their notice
+    // that later releases will not is multi-line noise in every server's log, not an actionable
+    // warning. An operator who sets the variable themselves keeps their choice.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     this.client = new S3Client(config);
   }
 
@@ -122,13 +126,17 @@ export class S3Bucket {
     }
   }
 
-  /** Every object whose name starts with `namePrefix`, page by page (1000 a request). */
-  async *list(namePrefix = ''): AsyncGenerator<S3ObjectInfo> {
-    const full = this.key(namePrefix);
+  /**
+   * Every object whose name starts with `namePrefix`, in key order, page by page (1000 a
+   * request); `after` (a name) skips up to and including it.
+   */
+  async *list(namePrefix = '', after?: string): AsyncGenerator<S3ObjectInfo> {
+    const full = this.prefix ? `${this.prefix}/${namePrefix}` : namePrefix;
     const strip = this.prefix ? this.prefix.length + 1 : 0;
     let token: string | undefined;
+    const startAfter = after === undefined ? undefined : this.key(after);
     do {
-      const res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: full, ContinuationToken: token }));
+      const res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: full, ContinuationToken: token, StartAfter: token ? undefined : startAfter }));
       for (const o of res.Contents ?? []) {
         if (!o.Key) continue;
         yield { name: o.Key.slice(strip), size: o.Size ?? 0, lastModified: o.LastModified ?? new Date(0) };

@@ -20,7 +20,7 @@ import { createServer } from '../http/server.js';
 import type { Services } from '../http/services.js';
 import { buildOpenApi, toYaml } from '../openapi/index.js';
 import { createLiveEngine, type LiveEngine } from '../live/index.js';
-import { createPhotoService, photosTableFor, photoStoreFor } from '../photos/index.js';
+import { createPhotoService, photosTableFor, openPhotoStore } from '../photos/index.js';
 import { readData } from '../pipeline/execute/reads.js';
 import { checkedData } from '../core/response-size.js';
 import { createClientIp, createPolicyResolver, createRateLimiter } from '../ratelimit/index.js';
@@ -132,15 +132,23 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   const live = census.engine;
   writer.onCommit(live.onCommit);
   joinCluster(cluster, { onCommit: (l) => writer.onCommit(l), live, revocations: auth.revocations, reloadRevocations: () => auth.sessions.loadRevocations() }, warn);
+  // An unreachable bucket stops the start with one line naming it (docs/reference/object-storage.md).
+  const photoStore = await openPhotoStore(config.storageUrl, driver, config.dataDir).catch(async (err: unknown) => {
+    await driver.close();
+    await cluster.close();
+    throw err;
+  });
   const photos = createPhotoService({
     options: project.photos,
     dataDir: config.dataDir,
-    store: await photoStoreFor(driver, config.dataDir),
+    store: photoStore,
     repo: photoRepo(rt),
     newId: () => newId('ph'),
     now: rt.now,
     onError: (err, context) => log.error({ err, context }, 'photo storage'),
   });
+  // Before the first request: bytes a killed process stored without a row are removed now.
+  await photos.startRecovery();
   const oauth = createOAuthService({ rt, auth, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId });
   const router = new Router(routeTable());
   const metrics = new Metrics();
@@ -220,6 +228,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
         clearTimeout(force);
       }
       await push.stop();
+      await photos.stopRecovery();
       await writer.whenIdle();
       await email.close();
       await driver.close();

@@ -67,6 +67,8 @@ export interface TestServer {
   base: string;
   port: number;
   dataDir: string;
+  /** The `--storage` URL the server was given (the S3 run), or undefined: `<data>/photos/`. */
+  storageUrl: string | undefined;
   proc: ChildProcess;
   log: () => string;
   env: Record<string, string>;
@@ -118,21 +120,31 @@ export async function databaseText(dataDir: string): Promise<string | undefined>
   }
 }
 
+/**
+ * TABLEBASE_TEST_STORAGE=s3 (the S3 run, vitest.s3.config.ts): each data folder gets its own key
+ * prefix in the run's bucket, kept across restarts of a server on that folder.
+ */
+const prefixes = new Map<string, string>();
+export function storageArgs(dataDir: string): string[] {
+  if (process.env.TABLEBASE_TEST_STORAGE !== 's3') return [];
+  if (!prefixes.has(dataDir)) prefixes.set(dataDir, `s3://${process.env.TABLEBASE_TEST_S3_BUCKET}/run-${randomBytes(6).toString('hex')}`);
+  return ['--storage', prefixes.get(dataDir)!];
+}
+
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const port = await freePort();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tb-test-'));
   const project = options.project ?? join(ROOT, 'examples/conformance');
   const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret(), LOG_LEVEL: 'info', REDIS_PREFIX: `tb-test:${randomBytes(6).toString('hex')}:`, ...options.env };
   const database = options.args?.includes('--database') ? [] : await databaseArgs(dataDir);
-  const proc = spawn(
-    process.execPath,
-    [BIN, options.command ?? 'serve', '--project', project, '--data', dataDir, '--host', '127.0.0.1', '--port', String(port), ...database, ...(options.args ?? [])],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const storage = options.args?.includes('--storage') ? [] : storageArgs(dataDir);
+  const allArgs = [...database, ...storage, ...(options.args ?? [])];
+  const storageAt = allArgs.indexOf('--storage');
+  const proc = spawn(process.execPath, [BIN, options.command ?? 'serve', '--project', project, '--data', dataDir, '--host', '127.0.0.1', '--port', String(port), ...allArgs], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   proc.stdout!.on('data', (d) => (output += d));
   proc.stderr!.on('data', (d) => (output += d));
@@ -166,6 +178,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     base,
     port,
     dataDir,
+    storageUrl: storageAt >= 0 ? allArgs[storageAt + 1] : undefined,
     proc,
     env,
     log: () => output,

@@ -36,14 +36,21 @@ export const systemRoutes = [
     operationId: 'health',
     access: 'public',
     responses: {
-      200: Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]), redis: Type.Optional(Type.Literal('down')) }, { additionalProperties: false }),
+      200: Type.Object(
+        { status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]), redis: Type.Optional(Type.Literal('down')), storage: Type.Optional(Type.Literal('down')) },
+        { additionalProperties: false },
+      ),
     },
     errors: ['UNAVAILABLE'],
     examples: { data: { status: 'ok' } },
     handler: async (_input, s) => {
       if (!(await s.rt.driver.ping())) throw new ApiError('UNAVAILABLE', 'The database is not answering');
-      if (s.cluster.redis() === 'down') return { status: 'degraded' as const, redis: 'down' as const };
-      return { status: 'ok' as const };
+      // Photo storage down (an unreachable bucket) degrades only the photo routes
+      // (docs/reference/object-storage.md): the node still serves everything else.
+      const redis = s.cluster.redis() === 'down';
+      const storage = (await s.photos.storageHealth()) === 'down';
+      if (!redis && !storage) return { status: 'ok' as const };
+      return { status: 'degraded' as const, ...(redis ? { redis: 'down' as const } : {}), ...(storage ? { storage: 'down' as const } : {}) };
     },
   }),
 ];
