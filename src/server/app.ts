@@ -87,6 +87,12 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     await driver.close();
     throw err;
   }
+  // An unreachable bucket stops the start with one line naming it (docs/reference/object-storage.md).
+  const photoStore = await openPhotoStore(config.storageUrl, driver, config.dataDir).catch(async (err: unknown) => {
+    await driver.close();
+    await cluster.close();
+    throw err;
+  });
   const writer = new WriteQueue(driver, { maxPending: config.maxPendingWrites, onListenerError: (err) => log.error({ err }, 'commit listener failed') });
   const auth = createAuthServices({
     secrets: { jwtSecret: config.jwtSecret, passwordSecret: config.passwordSecret },
@@ -132,12 +138,6 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   const live = census.engine;
   writer.onCommit(live.onCommit);
   joinCluster(cluster, { onCommit: (l) => writer.onCommit(l), live, revocations: auth.revocations, reloadRevocations: () => auth.sessions.loadRevocations() }, warn);
-  // An unreachable bucket stops the start with one line naming it (docs/reference/object-storage.md).
-  const photoStore = await openPhotoStore(config.storageUrl, driver, config.dataDir).catch(async (err: unknown) => {
-    await driver.close();
-    await cluster.close();
-    throw err;
-  });
   const photos = createPhotoService({
     options: project.photos,
     dataDir: config.dataDir,

@@ -112,7 +112,7 @@ export const errorCode = (r: { json: unknown }) => errorCodeOf(r.json);
  */
 export async function storedObjects(s: TestServer): Promise<string[]> {
   if (s.storageUrl?.startsWith('s3://')) {
-    const bucket = openS3(s.storageUrl);
+    const bucket = openS3(s.storageUrl, { ...process.env, ...s.env });
     try {
       const names: string[] = [];
       for await (const o of bucket.list()) names.push(o.name);
