@@ -94,6 +94,18 @@ export const COMMANDS: readonly Command[] = [
     run: async (a) => (await import('./admin.js')).admin(a),
   },
   {
+    name: 'storage migrate',
+    summary: 'Copy every photo and thumbnail to another store (file:// or s3://), verified by checksum; safe to re-run.',
+    flags: [
+      PROJECT,
+      DATA,
+      DATABASE,
+      STORAGE,
+      { name: 'to', value: 'URL', help: 'the new store: file:///absolute/path or s3://bucket/prefix (credentials from S3_*)', check: (v) => checkStorageUrl(v, '--to') },
+    ],
+    run: async (a) => (await import('./storage.js')).storage(a),
+  },
+  {
     name: 'openapi',
     summary: 'Print the OpenAPI 3.0.3 document (no database is opened).',
     flags: [PROJECT, { name: 'format', value: 'json|yaml', help: 'output format (default: json)', check: oneOf('format', ['json', 'yaml']) }, HOST, PORT],

@@ -17,3 +17,5 @@ export { photoStoreFor } from './db-store-for.js';
 export { openPhotoStore } from './open-store.js';
 export { S3BlobStore } from './s3-blob-store.js';
 export { PhotoRecovery, markPending, clearPending } from './recovery.js';
+export { migratePhotos, folderTarget, bucketTarget } from './migrate.js';
+export type { CopyTarget, MigrateReport } from './migrate.js';
