@@ -2,6 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../core/errors.js';
+import type { RequestStream } from '../core/sink.js';
+import type { Jwt } from '../define/types.js';
 import { defineRoute, empty, noContent, redirect, replyKind, type RouteDeclaration } from './declare.js';
 
 const base = { family: 'system', summary: 's', access: 'public', handler: () => null } as const;
@@ -64,5 +66,51 @@ describe('replies', () => {
     expect(replyKind(redirect('/a'))).toBe('redirect');
     expect(replyKind({ kind: 'noContent' })).toBeUndefined();
     expect(replyKind(null)).toBeUndefined();
+  });
+});
+
+describe('handler input is typed by the declaration', () => {
+  it('gives a bearer or admin handler a token that is never null, and a raw-body handler its source', () => {
+    const seen: unknown[] = [];
+    const base = { family: 'system', summary: 's', method: 'GET', path: '/t', responses: { 204: 'done' } } as const;
+    defineRoute({
+      ...base,
+      access: 'bearer',
+      handler: ({ jwt }) => {
+        const j: Jwt = jwt; // compiles: the lifecycle refused the request without a valid token
+        seen.push(j);
+      },
+    });
+    defineRoute({
+      ...base,
+      access: 'optional',
+      handler: ({ jwt }) => {
+        // @ts-expect-error an optional route's token may be null
+        const j: Jwt = jwt;
+        seen.push(j);
+      },
+    });
+    defineRoute({
+      ...base,
+      access: 'public',
+      method: 'POST',
+      body: 'raw',
+      handler: ({ source }) => {
+        const s: RequestStream = source; // compiles: a raw-body route always has its unread body
+        seen.push(s);
+      },
+    });
+    defineRoute({
+      ...base,
+      access: 'public',
+      method: 'POST',
+      body: 'none',
+      handler: ({ source }) => {
+        // @ts-expect-error no raw body, no source
+        const s: RequestStream = source;
+        seen.push(s);
+      },
+    });
+    expect(seen).toEqual([]);
   });
 });

@@ -26,7 +26,7 @@
  *     body: Device,                                       // validated → 400 with details paths
  *     responses: { 200: Type.Object({ id: Type.String() }) },
  *     errors: ['NOT_FOUND'],                              // extra error answers for the document
- *     handler: async ({ body, jwt }, s) => s.push.register(jwt!, body), // body is typed from Device
+ *     handler: async ({ body, jwt }, s) => s.push.register(jwt, body), // body is typed from Device; jwt is never null on a bearer route
  *   }),
  * ];
  * ```
@@ -125,18 +125,23 @@ export type ResponseSpec =
 type In<S> = S extends TSchema ? Static<S> : Readonly<Record<string, string>>;
 type BodyOf<B> = B extends TSchema ? Static<B> : B extends ModelSchema ? Record<string, unknown> : undefined;
 
-export interface RouteInput<B, Q, P> {
+/** The token a handler sees: never null where `access` requires one (the lifecycle refused the request otherwise). */
+export type JwtFor<A extends Access> = A extends 'bearer' | 'admin' ? Jwt : Jwt | null;
+/** The unread body: present exactly on `body: 'raw'` routes. */
+export type SourceFor<B> = B extends 'raw' ? RequestStream : undefined;
+
+export interface RouteInput<B, Q, P, J extends Jwt | null = Jwt | null, S extends RequestStream | undefined = RequestStream | undefined> {
   readonly body: B;
   readonly query: Q;
   readonly params: P;
   /** The verified token; null on `public` routes and on `optional` ones without a token. */
-  readonly jwt: Jwt | null;
+  readonly jwt: J;
   readonly ip: string;
   readonly requestId: string;
   readonly method: string;
   readonly headers: RequestHeaders;
   /** The unread body, only on `body: 'raw'` routes (a multipart upload, raw image bytes). */
-  readonly source: RequestStream | undefined;
+  readonly source: S;
 }
 
 /** What step 1's key function and the rule see: the parsed, not yet validated JSON body. */
@@ -147,7 +152,7 @@ export interface EarlyRequest {
   readonly query: Readonly<Record<string, string>>;
 }
 
-export interface RouteDeclaration<B extends BodySpec = BodySpec, Q extends TSchema | undefined = TSchema | undefined, P extends TSchema | undefined = TSchema | undefined> {
+export interface RouteDeclaration<B extends BodySpec = BodySpec, Q extends TSchema | undefined = TSchema | undefined, P extends TSchema | undefined = TSchema | undefined, A extends Access = Access> {
   readonly method: Method;
   /** With `:param` segments; the document spells them `{param}`. */
   readonly path: string;
@@ -155,7 +160,7 @@ export interface RouteDeclaration<B extends BodySpec = BodySpec, Q extends TSche
   readonly summary: string;
   readonly description?: string;
   readonly operationId?: string;
-  readonly access: Access;
+  readonly access: A;
   readonly rule?: (jwt: Jwt | null, s: Services, early: EarlyRequest) => boolean | Promise<boolean>;
   readonly rateLimit?: RateLimitKey | ((early: EarlyRequest, s: Services) => RateLimitKey | null);
   readonly body?: B;
@@ -177,7 +182,7 @@ export interface RouteDeclaration<B extends BodySpec = BodySpec, Q extends TSche
   /** Examples for the document; checked against the schemas by a test. */
   readonly examples?: { readonly body?: unknown; readonly data?: unknown };
   /** Headers every answer of this route may carry, e.g. RateLimit-* (documented). */
-  readonly handler: (input: RouteInput<BodyOf<B>, In<Q>, In<P>>, s: Services) => unknown;
+  readonly handler: (input: RouteInput<BodyOf<B>, In<Q>, In<P>, JwtFor<A>, SourceFor<B>>, s: Services) => unknown;
 }
 
 /** A declaration plus its compiled validators: what the router holds. */
@@ -192,10 +197,13 @@ export interface DeclaredRoute {
   readonly validate: { readonly body?: Validator; readonly query?: Validator; readonly params?: Validator };
 }
 
-const PARAM = /:([A-Za-z0-9_]+)/g;
+/** `:name`, or `:name*` (a tail wildcard, the last segment only). */
+const PARAM = /:([A-Za-z0-9_]+)\*?/g;
 
 /** Checks and compiles one declaration; throws (at start, never per request) when a schema is missing. */
-export function defineRoute<B extends BodySpec = 'none', Q extends TSchema | undefined = undefined, P extends TSchema | undefined = undefined>(d: RouteDeclaration<B, Q, P>): DeclaredRoute {
+export function defineRoute<B extends BodySpec = 'none', Q extends TSchema | undefined = undefined, P extends TSchema | undefined = undefined, A extends Access = Access>(
+  d: RouteDeclaration<B, Q, P, A>,
+): DeclaredRoute {
   const where = `${d.method} ${d.path}`;
   if (!d.responses || Object.keys(d.responses).length === 0) throw new Error(`${where}: declare its responses (a schema per status)`);
   if ((d.method === 'POST' || d.method === 'PATCH') && d.body === undefined) throw new Error(`${where}: declare its body (a schema, modelSchema(...), 'raw' or 'none')`);

@@ -1,7 +1,10 @@
 /**
  * Matching a path and method against the route table. Static paths are one Map lookup; the few
- * parameterized ones (`/db/custom/:name`, `/img/:id`) are matched segment by segment. A known path
- * with another method is 405 with `Allow` (SPEC §2).
+ * parameterized ones (`/db/custom/:name`, `/img/:id`) are matched segment by segment, and a tail
+ * wildcard `:name*` as the last segment takes the rest of the path, one or more segments
+ * (`/_/:path*` answers every dashboard screen and asset). Static paths win over patterns, and
+ * patterns are tried in declaration order. A known path with another method is 405 with `Allow`
+ * (docs/reference/conventions.md). router.case.test.ts is the table of cases.
  */
 import { ApiError } from '../core/errors.js';
 import type { Route } from './routes.js';
@@ -13,7 +16,7 @@ interface Match {
 
 export class Router {
   #static = new Map<string, Map<string, Route>>();
-  #patterns: { parts: string[]; methods: Map<string, Route> }[] = [];
+  #patterns: { parts: string[]; tail: string | undefined; methods: Map<string, Route> }[] = [];
   readonly routes: readonly Route[];
 
   constructor(routes: readonly Route[]) {
@@ -21,8 +24,11 @@ export class Router {
     for (const r of routes) {
       if (r.path.includes(':')) {
         const parts = r.path.split('/');
-        let entry = this.#patterns.find((p) => p.parts.join('/') === r.path);
-        if (!entry) this.#patterns.push((entry = { parts, methods: new Map() }));
+        const last = parts[parts.length - 1]!;
+        const tail = last.startsWith(':') && last.endsWith('*') ? last.slice(1, -1) : undefined;
+        if (tail !== undefined) parts.pop();
+        let entry = this.#patterns.find((p) => p.parts.join('/') === parts.join('/') && p.tail === tail);
+        if (!entry) this.#patterns.push((entry = { parts, tail, methods: new Map() }));
         entry.methods.set(r.method, r);
       } else {
         let m = this.#static.get(r.path);
@@ -39,15 +45,21 @@ export class Router {
     if (!methods) {
       const segs = path.split('/');
       for (const p of this.#patterns) {
-        if (p.parts.length !== segs.length) continue;
+        if (p.tail === undefined ? p.parts.length !== segs.length : segs.length <= p.parts.length) continue;
         const got: Record<string, string> = {};
         let ok = true;
-        for (let i = 0; i < segs.length && ok; i++) {
+        for (let i = 0; i < p.parts.length && ok; i++) {
           const part = p.parts[i]!;
           if (part.startsWith(':')) {
             if (!segs[i]) ok = false;
             else got[part.slice(1)] = decodeURIComponentSafe(segs[i]!);
           } else ok = part === segs[i];
+        }
+        if (ok && p.tail !== undefined) {
+          const rest = segs.slice(p.parts.length);
+          // Every segment of the tail must be non-empty: `/_/a//b` and `/_/a/` are not paths of ours.
+          if (rest.some((x) => x === '')) ok = false;
+          else got[p.tail] = rest.map(decodeURIComponentSafe).join('/');
         }
         if (ok) {
           methods = p.methods;

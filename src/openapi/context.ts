@@ -79,8 +79,8 @@ export function perTableBody(collections: readonly CollectionModel[], part: Body
   return { oneOf: collections.map((c) => partRef(c, part)), discriminator: { propertyName: 'table', mapping } };
 }
 
-/** `/db/custom/:name` → `/db/custom/{name}`. */
-export const openApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+/** `/db/custom/:name` → `/db/custom/{name}`; `:name` and a tail wildcard `:name*` are both `{name}` (OpenAPI has no wildcard; the description says it spans segments). */
+export const openApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)\*?/g, '{$1}');
 
 export const routeKey = (method: string, path: string): string => `${method.toUpperCase()} ${path}`;
 

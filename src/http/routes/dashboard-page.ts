@@ -8,7 +8,6 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../core/errors.js';
 import type { DashboardAssets } from '../../dashboard/assets.js';
 import { defineRoute, raw } from '../declare.js';
-import { Screen } from './dashboard-schemas.js';
 
 export const DASHBOARD_CSP = [
   "default-src 'none'",
@@ -34,14 +33,14 @@ const SECURITY_HEADERS = {
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
 /** `assets/app.js` and `assets/app.css` are files; every other path is a screen: the page. */
-function answer(assets: DashboardAssets, params: Readonly<Record<string, string | undefined>>, headers: Headers) {
-  const isAsset = params.screen === 'assets';
-  if (isAsset && (params.sub !== undefined || !/^app\.(js|css)$/.test(params.item ?? ''))) throw new ApiError('NOT_FOUND', 'No such asset');
-  const file = assets.files.get(isAsset ? params.item! : 'index.html')!;
+function answer(assets: DashboardAssets, path: string | undefined, headers: Headers) {
+  const asset = path?.startsWith('assets/') ? path.slice('assets/'.length) : undefined;
+  if (asset !== undefined && !/^app\.(js|css)$/.test(asset)) throw new ApiError('NOT_FOUND', 'No such asset');
+  const file = assets.files.get(asset ?? 'index.html')!;
   const common = {
     ...SECURITY_HEADERS,
     // Assets are fingerprinted by `?v=` in the page; the page itself is revalidated every time.
-    'cache-control': isAsset ? 'public, max-age=31536000, immutable' : 'no-cache',
+    'cache-control': asset ? 'public, max-age=31536000, immutable' : 'no-cache',
     etag: file.etag,
     vary: 'accept-encoding',
   };
@@ -50,27 +49,36 @@ function answer(assets: DashboardAssets, params: Readonly<Record<string, string 
   return raw(200, { ...common, 'content-type': file.type, ...(gzip ? { 'content-encoding': 'gzip' } : {}) }, gzip ? file.gzip : file.body);
 }
 
-// No `/_/` entry: OpenAPI linters reject a trailing slash, and the app links to `/_` itself.
-const PATHS = [
-  ['/_', undefined],
-  ['/_/:screen', Type.Object({ screen: Screen })],
-  ['/_/:screen/:item', Type.Object({ screen: Screen, item: Screen })],
-  ['/_/:screen/:item/:sub', Type.Object({ screen: Screen, item: Screen, sub: Screen })],
-] as const;
+const DESCRIPTION =
+  "Any screen URL answers the single-page app; /_/assets/app.js and /_/assets/app.css are its bundle. Sent with a strict Content-Security-Policy, X-Frame-Options: DENY and frame-ancestors 'none'.";
+const RESPONSES = { 200: { description: 'The page (text/html) or an asset', content: { 'text/html': Type.String() } }, 304: 'Not modified' } as const;
 
-export const dashboardPageRoutes = PATHS.map(([path, params], i) =>
+// `/_` itself, and `/_/<anything>` through the router's tail wildcard (no `/_/` entry: OpenAPI
+// linters reject a trailing slash, and the app links to `/_` itself).
+export const dashboardPageRoutes = [
   defineRoute({
     method: 'GET',
-    path,
+    path: '/_',
     family: 'dashboard',
-    summary: i === 0 ? 'The admin dashboard (HTML)' : 'A dashboard screen (the same page) or one of its assets',
-    description:
-      "Any screen URL answers the single-page app; /_/assets/app.js and /_/assets/app.css are its bundle. Sent with a strict Content-Security-Policy, X-Frame-Options: DENY and frame-ancestors 'none'.",
-    operationId: i === 0 ? 'dashboardPage' : `dashboardPage${i}`,
+    summary: 'The admin dashboard (HTML)',
+    description: DESCRIPTION,
+    operationId: 'dashboardPage',
     access: 'public',
-    params,
-    responses: { 200: { description: 'The page (text/html) or an asset', content: { 'text/html': Type.String() } }, 304: 'Not modified' },
+    responses: RESPONSES,
     errors: ['NOT_FOUND'],
-    handler: async ({ params: p, headers }, s) => answer(await s.dashboard.assets(), p as Record<string, string | undefined>, headers),
+    handler: async ({ headers }, s) => answer(await s.dashboard.assets(), undefined, headers),
   }),
-);
+  defineRoute({
+    method: 'GET',
+    path: '/_/:path*',
+    family: 'dashboard',
+    summary: 'A dashboard screen (the same page) or one of its assets',
+    description: `${DESCRIPTION} The path may have any number of segments, e.g. /_/tables/tasks.`,
+    operationId: 'dashboardScreen',
+    access: 'public',
+    params: Type.Object({ path: Type.String({ maxLength: 512, description: 'the screen path, one or more segments' }) }),
+    responses: RESPONSES,
+    errors: ['NOT_FOUND'],
+    handler: async ({ params, headers }, s) => answer(await s.dashboard.assets(), params.path, headers),
+  }),
+];

@@ -93,5 +93,3 @@ export const PhotoQuery = Type.Object({ limit: Type.Optional(Digits), offset: Ty
 export const Photo = Type.Object({ id: str, mimeType: str, size: int, ownerId: nullable(str), width: int, height: int, createdAt: time });
 
 export const LiveState = Type.Object({ open: int, queries: int, streams: Type.Array(Type.Object({ route: str, table: str, open: int })) });
-
-export const Screen = Type.String({ maxLength: 128 });
