@@ -36,7 +36,11 @@ export class S3BlobStore extends FsBlobStore {
     this.bucket = bucket;
   }
 
-  /** Runs one bucket call; unreachable → 503 and the store marked down; reached → up again. */
+  /**
+   * Runs one bucket call. Any failure of the bucket (unreachable, timed out, 5xx, or refusing:
+   * access denied, no such bucket) is 503 UNAVAILABLE and marks the store down until a call
+   * succeeds; the cause, naming the bucket but no credential, goes to the log with the answer.
+   */
   async #call<T>(what: string, fn: () => Promise<T>): Promise<T> {
     try {
       const result = await fn();
@@ -45,15 +49,15 @@ export class S3BlobStore extends FsBlobStore {
       return result;
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      if (isUnavailable(err)) {
+      const fromBucket = isUnavailable(err) || isServiceError(err);
+      if (fromBucket) {
         this.#down = true;
         this.#lastCall = Date.now();
-        throw new ApiError('UNAVAILABLE', 'Photo storage is not answering; retry shortly', {
-          headers: { 'Retry-After': '5' },
-          cause: new Error(`${what} on ${this.bucket.label}: ${describeS3Error(err)}`),
-        });
       }
-      throw new Error(`${what} on ${this.bucket.label} failed: ${describeS3Error(err)}`);
+      throw new ApiError('UNAVAILABLE', 'Photo storage is not answering; retry shortly', {
+        headers: { 'Retry-After': '5' },
+        cause: new Error(`${what} on ${this.bucket.label}: ${describeS3Error(err)}`),
+      });
     }
   }
 
@@ -151,4 +155,9 @@ export class S3BlobStore extends FsBlobStore {
       .finally(() => (this.#probing = undefined));
     return this.#probing;
   }
+}
+
+/** An answer of the S3 service itself (it carries response metadata), as opposed to a local failure. */
+function isServiceError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && '$metadata' in err;
 }
