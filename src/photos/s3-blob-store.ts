@@ -21,6 +21,8 @@ import { describeS3Error, isUnavailable, type S3Bucket } from '../s3/index.js';
 import { FsBlobStore, PHOTO_ID, assertPhotoId, tempName, type BlobScan, type BlobStat, type OpenedBlob } from './blob-store.js';
 
 const THUMB_KEY = /^thumbs\/(ph_[0-9a-z]{16,32})\/\d+x\d+$/;
+/** Thumbnail sizes kept in the bucket per photo (the Thumbnailer's default for each node's cache). */
+const MAX_THUMBS = 16;
 /** The health answer trusts a photo call this recent instead of probing. */
 const PROBE_EVERY_MS = 2_000;
 
@@ -111,9 +113,22 @@ export class S3BlobStore extends FsBlobStore {
     return this.#download(`thumbs/${id}/${name}`, target);
   }
 
+  /**
+   * Stores a rendered thumbnail beside its original. The bucket keeps at most `MAX_THUMBS` sizes
+   * per photo, like each node's cache (thumbs.ts): otherwise every W×H a client asks for would be
+   * kept forever. The oldest sizes go first.
+   */
   async saveThumb(id: string, name: string, file: string): Promise<void> {
     assertPhotoId(id);
-    await this.#call('storing a thumbnail', () => this.bucket.put(`thumbs/${id}/${name}`, createReadStream(file)));
+    await this.#call('storing a thumbnail', async () => {
+      await this.bucket.put(`thumbs/${id}/${name}`, createReadStream(file));
+      const sizes = [];
+      for await (const o of this.bucket.list(`thumbs/${id}/`)) sizes.push(o);
+      if (sizes.length <= MAX_THUMBS) return;
+      sizes.sort((a, b) => a.lastModified.getTime() - b.lastModified.getTime());
+      const drop = sizes.filter((o) => o.name !== `thumbs/${id}/${name}`).slice(0, sizes.length - MAX_THUMBS);
+      await this.bucket.delete(drop.map((o) => o.name));
+    });
   }
 
   /** The original, every thumbnail in the bucket, and this node's cached thumbnails. */
