@@ -20,7 +20,7 @@ import { createServer } from '../http/server.js';
 import type { Services } from '../http/services.js';
 import { buildOpenApi, toYaml } from '../openapi/index.js';
 import { createLiveEngine, type LiveEngine } from '../live/index.js';
-import { createPhotoService, photosTableFor, openPhotoStore } from '../photos/index.js';
+import { createPhotoService, photosTableFor, openPhotoStore, S3BlobStore } from '../photos/index.js';
 import { readData } from '../pipeline/execute/reads.js';
 import { checkedData } from '../core/response-size.js';
 import { createClientIp, createPolicyResolver, createRateLimiter } from '../ratelimit/index.js';
@@ -93,6 +93,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     await cluster.close();
     throw err;
   });
+  if (photoStore instanceof S3BlobStore) log.info({ storage: photoStore.bucket.label }, `photos: stored in ${photoStore.bucket.label}`);
   const writer = new WriteQueue(driver, { maxPending: config.maxPendingWrites, onListenerError: (err) => log.error({ err }, 'commit listener failed') });
   const auth = createAuthServices({
     secrets: { jwtSecret: config.jwtSecret, passwordSecret: config.passwordSecret },
