@@ -90,6 +90,27 @@ describe('S3Bucket against s3rver', () => {
     expect(await bucket.get('small')).toBeNull();
   }, 60_000);
 
+  it('deletes one object at a time when the service refuses the multi-object delete', async () => {
+    const strict = openS3(`s3://${s3.bucket}/strict`, s3.env);
+    strict.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'DeleteObjectsCommand') throw Object.assign(new Error('NotImplemented'), { name: 'NotImplemented', $metadata: { httpStatusCode: 501 } });
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    try {
+      await strict.put('a', Buffer.from('a'));
+      await strict.put('b', Buffer.from('b'));
+      await strict.delete(['a', 'b']);
+      const left: string[] = [];
+      for await (const o of strict.list()) left.push(o.name);
+      expect(left).toEqual([]);
+    } finally {
+      strict.destroy();
+    }
+  });
+
   it('reports an unreachable service as unavailable, naming no secret', async () => {
     await s3.stop();
     try {

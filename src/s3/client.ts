@@ -8,7 +8,7 @@
  * buffered), `get` hands back the response stream, so no object is ever held whole in memory.
  */
 import type { Readable } from 'node:stream';
-import { DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { endpointLabel, s3Settings, type S3Settings } from './config.js';
 
@@ -116,11 +116,23 @@ export class S3Bucket {
     }
   }
 
-  /** Removes the named objects (missing ones are not an error), 1000 per request. */
+  /**
+   * Removes the named objects (missing ones are not an error), 1000 per request. Services that
+   * refuse the multi-object call (some S3-compatible ones do not implement it, or reject the
+   * checksum the SDK sends with it) get one DELETE per object instead.
+   */
   async delete(names: readonly string[]): Promise<void> {
     for (let i = 0; i < names.length; i += 1000) {
       const batch = names.slice(i, i + 1000);
-      const res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((n) => ({ Key: this.key(n) })), Quiet: true } }));
+      let res;
+      try {
+        res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((n) => ({ Key: this.key(n) })), Quiet: true } }));
+      } catch (err) {
+        const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        if (status !== 400 && status !== 501) throw err;
+        for (const n of batch) await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(n) }));
+        continue;
+      }
       const failed = res.Errors?.[0];
       if (failed) throw new Error(`could not delete ${failed.Key ?? 'an object'} from ${this.label}: ${failed.Code ?? ''} ${failed.Message ?? ''}`.trim());
     }
