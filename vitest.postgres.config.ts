@@ -9,9 +9,11 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The cluster tests start their own PostgreSQL deployment in every run.
     exclude: ['test/types/**', 'test/cluster.test.ts'],
-    globalSetup: ['test/helpers/postgres-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/postgres-setup.ts'],
+    // Sized for a loaded two-core machine (see vitest.config.ts).
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+    teardownTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
   },

@@ -8,9 +8,11 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/photos/**/*.test.ts'],
-    globalSetup: ['test/helpers/s3-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/s3-setup.ts'],
+    // Sized for a loaded two-core machine (see vitest.config.ts).
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+    teardownTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
   },

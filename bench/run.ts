@@ -9,11 +9,13 @@
  * core) and CPU per request of the server process (steady: a neighbour taking a core for a while
  * does not move it). `BENCH_BEFORE=<another checkout>` adds that checkout's Tablebase as a third
  * server, so a change is measured against its parent in one run (issue #10: "within 5% of before").
+ * Then the `serve --workers` measurements of bench/workers.ts (BENCH_WORKERS=off skips them).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuSeconds, load, median, startProcess, type Started } from './lib.js';
+import { runWorkersBench } from './workers.js';
 
 const SEED = 10_000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -133,3 +135,7 @@ try {
   for (const s of servers) s.started.stop();
   rmSync(data, { recursive: true, force: true });
 }
+
+// serve --workers: 2 workers against 1 against the raw server under wrk, cross-worker live
+// delivery, and what a remote change costs a node with many live queries (bench/workers.ts).
+if (process.env.BENCH_WORKERS !== 'off') await runWorkersBench();

@@ -12,7 +12,7 @@ const run = (args: string[], env: Record<string, string> = {}) =>
     execFile(
       process.execPath,
       [join(ROOT, 'bin/tablebase.mjs'), ...args],
-      { cwd: ROOT, timeout: 60_000, env: { ...process.env, JWT_SECRET: secret(), PASSWORD_SECRET: secret(), ...env } },
+      { cwd: ROOT, timeout: 120_000, env: { ...process.env, JWT_SECRET: secret(), PASSWORD_SECRET: secret(), ...env } },
       (err, stdout, stderr) => res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   );

@@ -54,7 +54,7 @@ beforeAll(async () => {
   dir = clientFolder({ 'usage.ts': USAGE });
   const r = await cli(['gen', 'client', '--project', join(ROOT, 'examples/conformance'), '--out', join(dir, 'tablebase-client.ts')]);
   expect(r.code, r.output).toBe(0);
-}, 60_000);
+}, 180_000);
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });

@@ -74,7 +74,7 @@ const ids = (f: { json: Envelope }) => f.json.data.items.map((r) => r.id);
 /** A count stream's payload. */
 const counted = (f: Frame): unknown => f.json.data;
 
-describe('two nodes, one deployment', { timeout: 60_000 }, () => {
+describe('two nodes, one deployment', { timeout: 180_000 }, () => {
   it('a stream on B sees a write on A, and a stream on A a write on B', async () => {
     const t = `x${Date.now()}`;
     const onB = await openStream(b.base, '/db/stream/list', { table: 'events', where: { title: { startsWith: t } } });

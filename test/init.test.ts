@@ -15,7 +15,7 @@ import { freePort, ROOT } from './helpers/server.js';
 
 const run = (file: string, args: string[], cwd: string) =>
   new Promise<{ code: number; output: string }>((res) =>
-    execFile(process.execPath, [file, ...args], { cwd, timeout: 60_000, env: cleanEnv() }, (err, stdout, stderr) =>
+    execFile(process.execPath, [file, ...args], { cwd, timeout: 120_000, env: cleanEnv() }, (err, stdout, stderr) =>
       res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
     ),
   );
@@ -105,7 +105,7 @@ describe('tablebase init', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
       throw new Error(`dev did not start:\n${log}`);
-    }, 60_000);
+    }, 180_000);
     afterAll(async () => {
       if (proc.exitCode === null) {
         const exited = new Promise((r) => proc.once('exit', r));

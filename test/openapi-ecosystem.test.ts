@@ -59,7 +59,7 @@ beforeAll(async () => {
   expect(r.status).toBe(200);
   doc = r.json;
   writeFileSync(join(dir, 'swagger.json'), r.text);
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await s?.dispose();
   if (dir) rmSync(dir, { recursive: true, force: true });

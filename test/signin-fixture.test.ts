@@ -42,13 +42,13 @@ const mailTo = async (to: string, pattern: RegExp): Promise<RegExpExecArray> => 
 beforeAll(async () => {
   gh = await startFakeGitHub('gh-client', 'gh-secret');
   s = await startServer({ project: join(ROOT, 'test/fixtures/signin'), env: { GH_BASE: gh.base } });
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await s?.dispose();
   await gh?.close();
 });
 
-describe('GitHub preset (OAuth 2.0 + user APIs)', { timeout: 60_000 }, () => {
+describe('GitHub preset (OAuth 2.0 + user APIs)', { timeout: 180_000 }, () => {
   it('signs in with the verified primary email, PKCE checked by the stand-in; the same id twice is one user', async () => {
     gh.next = {
       id: 4242,
@@ -83,7 +83,7 @@ describe('GitHub preset (OAuth 2.0 + user APIs)', { timeout: 60_000 }, () => {
   });
 });
 
-describe('onSignUp / onSignIn name the method', { timeout: 60_000 }, () => {
+describe('onSignUp / onSignIn name the method', { timeout: 180_000 }, () => {
   it('password, otp, magicLink and oauth each reach the hooks', async () => {
     const email = `hooks.${Date.now()}@example.com`;
     const up = await post('/auth/sign-up', { type: 'signUp', table: 'members', email, password: 'hooks-password-1' });
@@ -117,7 +117,7 @@ describe('onSignUp / onSignIn name the method', { timeout: 60_000 }, () => {
   });
 });
 
-describe('without otp.signUp', { timeout: 30_000 }, () => {
+describe('without otp.signUp', { timeout: 120_000 }, () => {
   it('an unknown address gets the same empty 200 and no code; any code is 401', async () => {
     const nobody = `nobody.${Date.now()}@example.com`;
     const r = await post('/auth/otp/send', { type: 'sendOtp', table: 'members', email: nobody });
@@ -133,7 +133,7 @@ describe('without otp.signUp', { timeout: 30_000 }, () => {
   });
 });
 
-describe('every auth route is rate limited per IP (SPEC §8, §9)', { timeout: 60_000 }, () => {
+describe('every auth route is rate limited per IP (SPEC §8, §9)', { timeout: 180_000 }, () => {
   const third = async (send: () => Promise<Reply>, what: string, n = 2) => {
     for (let i = 0; i < n; i++) expect((await send()).status, what).not.toBe(429);
     const r = await send();

@@ -40,13 +40,13 @@ beforeAll(async () => {
       liar: { email: 'victim@oidc.example', emailVerified: false },
     },
   });
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await s?.dispose();
   await op?.close();
 });
 
-describe('OpenID Connect sign-in (provider `test`)', { timeout: 60_000 }, () => {
+describe('OpenID Connect sign-in (provider `test`)', { timeout: 180_000 }, () => {
   it('start redirects to the provider with state, nonce and PKCE S256', async () => {
     const r = await fetch(s.base + startUrl(), { redirect: 'manual' });
     expect(r.status).toBe(302);
@@ -172,7 +172,7 @@ describe('OpenID Connect sign-in (provider `test`)', { timeout: 60_000 }, () => 
   });
 });
 
-describe('a client registered for client_secret_post', { timeout: 60_000 }, () => {
+describe('a client registered for client_secret_post', { timeout: 180_000 }, () => {
   let s2: TestServer;
   let op2: TestOp;
   beforeAll(async () => {
@@ -187,7 +187,7 @@ describe('a client registered for client_secret_post', { timeout: 60_000 }, () =
       accounts: { cy: { email: 'cy@oidc.example', emailVerified: true } },
       tokenEndpointAuthMethod: 'client_secret_post',
     });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await s2?.dispose();
     await op2?.close();

@@ -41,7 +41,7 @@ interface Mail {
   text?: string;
 }
 
-describe('through the outbox folder', { timeout: 60_000 }, () => {
+describe('through the outbox folder', { timeout: 180_000 }, () => {
   let s: TestServer;
   const outbox = (): Mail[] => {
     const dir = join(s.dataDir, 'outbox');
@@ -69,7 +69,7 @@ describe('through the outbox folder', { timeout: 60_000 }, () => {
 
   beforeAll(async () => {
     s = await startServer();
-  }, 60_000);
+  }, 180_000);
   afterAll(() => s?.dispose());
 
   it('OTP: a 6-digit code by email signs in once; otp.signUp creates a verified row with no password', async () => {
@@ -195,13 +195,13 @@ describe('through the outbox folder', { timeout: 60_000 }, () => {
   });
 });
 
-describe('through real SMTP', { timeout: 60_000 }, () => {
+describe('through real SMTP', { timeout: 180_000 }, () => {
   let s: TestServer;
   let smtp: TestSmtp;
   beforeAll(async () => {
     smtp = await startSmtp();
     s = await startServer({ env: { SMTP_URL: smtp.url } });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await s?.dispose();
     await smtp?.close();

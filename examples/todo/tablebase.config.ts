@@ -30,7 +30,8 @@ const tasks = table('tasks', {
     isComplete: column.boolean().default(false),
     priority: column.integer().default(0),
     tags: column.list('text').default([]),
-    ownerId: column.text().references('users').index(),
+    // Set by the beforeCreate hook below, so clients may leave it out of a create.
+    ownerId: column.text().references('users').index().filledBy('hook'),
     completedAt: column.updatedWhen('isComplete'),
     createdAt: column.createdAt(),
     updatedAt: column.updatedAt(),
@@ -50,8 +51,9 @@ const tasks = table('tasks', {
     canDelete: (jwt, row) => row.ownerId === jwt?.userId,
   },
   hooks: {
-    // The owner is always the caller, whatever the client sent.
-    beforeCreate: (ctx, object) => ({ ...object, ownerId: ctx.jwt!.userId }),
+    // A user's task always belongs to that user, whatever the client sent. An admin creating a
+    // task in the dashboard (a token of `admins`) picks its owner among the users instead.
+    beforeCreate: (ctx, object) => (ctx.jwt?.table === 'users' ? { ...object, ownerId: ctx.jwt.userId } : object),
   },
   operations: {
     complete: async (ctx, { where, many }) => {

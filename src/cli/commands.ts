@@ -3,6 +3,7 @@
  * (SPEC §1). A flag not listed for a command is refused (see args.ts).
  */
 import { checkDatabaseUrl, checkRedisUrl, checkStorageUrl } from '../core/config.js';
+import { checkWorkers } from '../server/workers.js';
 import type { Args, FlagSpec } from './args.js';
 
 const oneOf =
@@ -21,13 +22,19 @@ const PORT: FlagSpec = {
 };
 const DATABASE: FlagSpec = { name: 'database', value: 'URL', help: 'postgres:// URL (DATABASE_URL; default: SQLite in the data folder)', check: checkDatabaseUrl };
 const REDIS: FlagSpec = { name: 'redis', value: 'URL', help: 'redis:// or rediss:// URL shared by the nodes (REDIS_URL; default: none)', check: checkRedisUrl };
+const WORKERS: FlagSpec = {
+  name: 'workers',
+  value: 'N',
+  help: 'worker processes on one port: a number or auto, one per CPU (WORKERS; default: auto for serve, 1 for dev)',
+  check: (v) => checkWorkers(v),
+};
 const STORAGE: FlagSpec = {
   name: 'storage',
   value: 'URL',
   help: 'where photos live: file:///path or s3://bucket/prefix, credentials from S3_* (STORAGE_URL; default: <data>/photos)',
   check: checkStorageUrl,
 };
-const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, STORAGE];
+const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, WORKERS, STORAGE];
 
 export interface Command {
   /** Command words, e.g. `migrate generate`. */
@@ -60,7 +67,8 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'dev',
-    summary: 'Serve, watch and restart, generate and apply migrations, create development secrets.',
+    summary:
+      'Serve, watch and restart (a failing server is restarted by the next saved change; each start is type-checked with the project tsconfig), generate and apply migrations, create development secrets.',
     flags: SERVER,
     run: async (a, argv) => (await import('./dev.js')).dev(a, argv),
   },

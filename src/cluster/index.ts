@@ -14,6 +14,8 @@ export type { Cluster, ChangeBus, ChangeNotice, CronLeader, RevocationBus } from
 export interface ClusterConfig {
   readonly redisUrl: string | undefined;
   readonly redisPrefix: string | undefined;
+  /** False: notices carry ids only (REDIS_CHANGE_ROWS=off). */
+  readonly redisChangeRows?: boolean;
 }
 
 /** `tablebase:<database name>:` unless REDIS_PREFIX says otherwise (SPEC §14). */
@@ -23,7 +25,7 @@ export function defaultPrefix(databaseName: string): string {
 
 export async function openCluster(config: ClusterConfig, databaseName: string, warn: (msg: string, err?: unknown) => void): Promise<Cluster> {
   if (!config.redisUrl) return localCluster();
-  return redisCluster({ url: config.redisUrl, prefix: config.redisPrefix ?? defaultPrefix(databaseName), warn });
+  return redisCluster({ url: config.redisUrl, prefix: config.redisPrefix ?? defaultPrefix(databaseName), warn, changeRows: config.redisChangeRows ?? true });
 }
 
 /** Connects this node's writer, live engine and revocation list to the rest of the deployment. */
@@ -33,7 +35,8 @@ export function joinCluster(
   warn: (msg: string, err?: unknown) => void,
 ): void {
   node.onCommit((changes) => cluster.changes.publish(changes));
-  cluster.changes.onRemote((tables) => node.live.invalidate(tables));
+  // Shipped rows are matched like a local commit: one indexed lookup per change, no query re-run.
+  cluster.changes.onRemote((tables, notice) => (notice.rows ? node.live.onCommit(notice.rows) : node.live.invalidate(tables)));
   cluster.changes.onGap(() => node.live.invalidate());
   node.revocations.onRevoke((entry) => cluster.revocations.publish([entry]));
   cluster.revocations.onRemote((entries) => {

@@ -1,7 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { GapDetector, noticeOf } from './redis.js';
+import { encodeNotice, GapDetector, noticeOf } from './redis.js';
 
 describe('change notices', () => {
+  it('ship the rows with their images under the size limit, ids only past it', () => {
+    const changes = [
+      { table: 'events', op: 'update' as const, id: 'ev_1', before: { id: 'ev_1', title: 'a' }, after: { id: 'ev_1', title: 'b' } },
+      { table: 'events', op: 'delete' as const, id: 'ev_2', before: { id: 'ev_2', title: 'c' }, after: null },
+    ];
+    const small = JSON.parse(encodeNotice('n', 1, changes));
+    expect(small.rows).toEqual(changes);
+    expect(small.changes).toEqual([
+      { table: 'events', op: 'update', ids: ['ev_1'] },
+      { table: 'events', op: 'delete', ids: ['ev_2'] },
+    ]);
+    const big = JSON.parse(encodeNotice('n', 2, changes, 100));
+    expect(big.rows).toBeUndefined();
+    expect(big.changes).toEqual(small.changes);
+  });
+
   it('carry table, operation and ids only, grouped per commit', () => {
     const row = { id: 'ev_1', secret: 'never on the bus' };
     const n = noticeOf('nodeA', 7, [

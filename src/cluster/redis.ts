@@ -21,6 +21,8 @@ export interface RedisClusterOptions {
   prefix: string;
   /** Reports problems (a lost connection, a malformed notice); the server logs them. */
   warn?: (msg: string, err?: unknown) => void;
+  /** Whether change notices carry the rows (default true); false: ids only. */
+  changeRows?: boolean;
   /** How long the first connection may take before start fails (default 5 s). */
   connectTimeoutMs?: number;
 }
@@ -45,7 +47,26 @@ function client(url: string): Redis {
   });
 }
 
-/** Groups one commit batch by table and operation: ids only, never row images. */
+/**
+ * Past this many bytes of JSON a notice goes without its rows, and receivers re-run the queries
+ * of the tables named (a bulk write: one re-run per query beats matching thousands of rows).
+ */
+export const MAX_NOTICE_ROW_BYTES = 256 * 1024;
+
+/**
+ * One commit batch as it crosses Redis: grouped by table and operation, with the rows' before
+ * and after images so receivers match them in memory like a local commit (issue #24). The
+ * images hold every column, private ones too: Redis is inside the deployment's trust boundary
+ * (docs/reference/scaling.md says who can read the channel).
+ */
+export function encodeNotice(node: string, seq: number, changes: readonly Change[], maxRowBytes = MAX_NOTICE_ROW_BYTES): string {
+  const ids = noticeOf(node, seq, changes);
+  if (maxRowBytes <= 0) return JSON.stringify(ids);
+  const text = JSON.stringify({ ...ids, rows: changes });
+  return text.length <= maxRowBytes ? text : JSON.stringify(ids);
+}
+
+/** Groups one commit batch by table and operation: ids only. */
 export function noticeOf(node: string, seq: number, changes: readonly Change[]): ChangeNotice {
   const groups = new Map<string, { table: string; op: Change['op']; ids: string[] }>();
   for (const c of changes) {
@@ -158,7 +179,10 @@ export async function redisCluster(o: RedisClusterOptions): Promise<Cluster> {
   return {
     node,
     changes: {
-      publish: (changes) => publish(channel.changes, noticeOf(node, ++seq, changes)),
+      publish: (changes) => {
+        if (up()) cmd.publish(channel.changes, encodeNotice(node, ++seq, changes, o.changeRows === false ? 0 : MAX_NOTICE_ROW_BYTES)).catch(() => {});
+        else seq++; // receivers see the gap and re-run
+      },
       onRemote: (l) => void remoteChanges.push(l),
       onGap: (l) => void gaps.push(l),
     },

@@ -16,6 +16,12 @@ export interface ChangeNotice {
   /** Per-node sequence number, 1, 2, 3, …: a receiver that sees a jump missed notices. */
   readonly seq: number;
   readonly changes: readonly { readonly table: string; readonly op: Change['op']; readonly ids: readonly string[] }[];
+  /**
+   * The committed rows with their before and after images, when the sender shipped them (workers
+   * of one server, and Redis notices under the size limit): the receiver matches them in memory
+   * like a local commit (`LiveEngine.onCommit`) instead of re-running every query of the tables.
+   */
+  readonly rows?: readonly Change[];
 }
 
 export interface ChangeBus {
@@ -37,6 +43,14 @@ export interface RevocationBus {
 export interface CronLeader {
   /** True on exactly one node per (job, tick) while the shared store answers. */
   claim(job: string, tickMs: number): Promise<boolean>;
+}
+
+/**
+ * Server-wide stream caps for processes that share one server (`serve --workers`): a stream
+ * takes a place before it opens and gives it back when it ends. Null: the cap is reached.
+ */
+export interface StreamCaps {
+  acquire(ip: string): Promise<(() => void) | null>;
 }
 
 export interface Cluster {

@@ -36,6 +36,18 @@ export interface AppConfig {
   readonly storageUrl: string | undefined;
   /** Prefix of every Redis key and channel (`REDIS_PREFIX`; default `tablebase:<database name>:`). */
   readonly redisPrefix: string | undefined;
+  /**
+   * Whether change notices on Redis carry the committed rows (default) or ids only
+   * (`REDIS_CHANGE_ROWS=off`: for a Redis that must not see row data; receivers then re-run the
+   * queries of the tables named). docs/reference/scaling.md.
+   */
+  readonly redisChangeRows?: boolean;
+  /**
+   * The origin users reach this server at (`PUBLIC_URL`, `server.publicUrl`, else `auth.publicUrl`):
+   * email links that are paths (`/…`) are built on it. Undefined: the server's own listening origin
+   * (right for `dev`; set it behind a proxy). docs/reference/configuration.md.
+   */
+  readonly publicUrl?: string | undefined;
 }
 
 export interface Flags {
@@ -117,6 +129,7 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
     maxResponseBytes: Number(env.TABLEBASE_MAX_RESPONSE_BYTES ?? s.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES),
     maxPendingWrites: Number(env.TABLEBASE_MAX_PENDING_WRITES ?? s.maxPendingWrites ?? 64),
     trustedProxies: list(env.TRUSTED_PROXIES) ?? s.trustedProxies ?? [],
+    publicUrl: checkPublicUrl(env.PUBLIC_URL || s.publicUrl || project.auth?.publicUrl),
     corsOrigins: list(env.CORS_ORIGINS) ?? s.corsOrigins ?? [],
     smtpUrl: env.SMTP_URL || undefined,
     jwtSecret: secrets.jwtSecret,
@@ -150,5 +163,19 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
       checkStorageUrl,
     ),
     redisPrefix: env.REDIS_PREFIX || undefined,
+    redisChangeRows: env.REDIS_CHANGE_ROWS !== 'off',
   });
+}
+
+/** An http(s) origin (a path after it is kept), without a trailing slash; undefined stays undefined. */
+function checkPublicUrl(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`PUBLIC_URL / server.publicUrl must be an absolute http(s) URL, not "${url}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`PUBLIC_URL / server.publicUrl must be an http(s) URL, not "${url}"`);
+  return url.replace(/\/+$/, '');
 }

@@ -28,8 +28,18 @@ function asset(body: Buffer, type: string): Asset {
   return { body, gzip: gzipSync(body, { level: 9 }), type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
 }
 
+/** What the sign-in page tells someone who has no admin yet (issue #27 item 4). */
+export interface SignInHelp {
+  /** The exact `admin create` command, when the project has an admin table. */
+  readonly adminCommand?: string | undefined;
+  /** The declaration to add when it has none. */
+  readonly adminTableSnippet?: string;
+}
+
+const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
 /** The page: no inline script or style, so the CSP can forbid both. */
-function indexHtml(js: Asset, css: Asset, adminTables: readonly string[]): string {
+function indexHtml(js: Asset, css: Asset, adminTables: readonly string[], help: SignInHelp): string {
   const v = (a: Asset) => encodeURIComponent(a.etag.slice(1, 9));
   return `<!doctype html>
 <html lang="en">
@@ -38,6 +48,8 @@ function indexHtml(js: Asset, css: Asset, adminTables: readonly string[]): strin
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Tablebase dashboard</title>
 <meta name="tablebase-admin-tables" content="${adminTables.map((t) => t.replace(/[^a-z0-9_]/g, '')).join(' ')}">
+<meta name="tablebase-admin-command" content="${attr(help.adminCommand ?? '')}">
+<meta name="tablebase-admin-table-snippet" content="${attr(help.adminTableSnippet ?? '')}">
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/_/assets/app.css?v=${v(css)}">
 <script type="module" src="/_/assets/app.js?v=${v(js)}"></script>
@@ -48,7 +60,7 @@ function indexHtml(js: Asset, css: Asset, adminTables: readonly string[]): strin
 }
 
 /** `adminTables` go into the page as a meta tag (not a script), so the sign-in form can offer them. */
-export async function buildDashboardAssets(adminTables: readonly string[]): Promise<DashboardAssets> {
+export async function buildDashboardAssets(adminTables: readonly string[], help: SignInHelp = {}): Promise<DashboardAssets> {
   const started = performance.now();
   const { build } = await import('esbuild');
   const result = await build({
@@ -73,7 +85,7 @@ export async function buildDashboardAssets(adminTables: readonly string[]): Prom
   };
   const js = asset(find('.js'), 'text/javascript; charset=utf-8');
   const css = asset(find('.css'), 'text/css; charset=utf-8');
-  const html = asset(Buffer.from(indexHtml(js, css, adminTables)), 'text/html; charset=utf-8');
+  const html = asset(Buffer.from(indexHtml(js, css, adminTables, help)), 'text/html; charset=utf-8');
   return {
     files: new Map([
       ['index.html', html],

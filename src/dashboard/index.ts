@@ -12,6 +12,7 @@ import { ApiError } from '../core/errors.js';
 import type { Jwt } from '../define/types.js';
 import { buildDashboardAssets, type DashboardAssets } from './assets.js';
 import { auditAdmin } from './audit.js';
+import { adminCommand, ADMIN_TABLE_SNIPPET } from '../core/next-steps.js';
 import { MetricsHistory } from './history.js';
 import { liveCensus, type LiveCensus, type StreamCount } from './live-census.js';
 import { adminPhotos } from './photos.js';
@@ -22,6 +23,8 @@ import { adminUsers } from './users.js';
 
 export interface DashboardOptions {
   rt: Runtime;
+  /** The project folder: the sign-in page shows the `admin create --project …` command for it. */
+  projectDir?: string;
   auth: AuthServices;
   photos: PhotoService;
   photoRepo: PhotoRepo;
@@ -60,9 +63,8 @@ export function createDashboard(o: DashboardOptions & { census: LiveCensus }) {
   };
   return {
     /** The HTTP server calls this once per answer, where it records metrics (never with bodies or headers). */
-    observe(method: string, route: string, status: number, ms: number, requestId: string, ip: string): void {
+    observe(method: string, route: string, status: number, ms: number, requestId: string, ip: string, at = Date.now()): void {
       const latencyMs = Math.round(ms * 100) / 100;
-      const at = Date.now();
       log.add(at, method, route, status, latencyMs, requestId, ip);
       history.record(status, latencyMs, at);
     },
@@ -86,7 +88,10 @@ export function createDashboard(o: DashboardOptions & { census: LiveCensus }) {
       return { open: stats.open, queries: stats.queries, streams: o.census.streams() };
     },
     /** The bundled app; built on first call (createApp starts it at boot) and cached. */
-    assets: (): Promise<DashboardAssets> => (assets ??= buildDashboardAssets(rt.model.tables.filter((c) => c.auth?.admin).map((c) => c.name))),
+    assets: (): Promise<DashboardAssets> => {
+      const admins = rt.model.tables.filter((c) => c.auth?.admin).map((c) => c.name);
+      return (assets ??= buildDashboardAssets(admins, { adminCommand: adminCommand(admins, o.projectDir ?? process.cwd()), adminTableSnippet: ADMIN_TABLE_SNIPPET }));
+    },
   };
 }
 

@@ -18,7 +18,11 @@ export interface LiveCensus {
   streams(): StreamCount[];
 }
 
-export function liveCensus(inner: LiveEngine): LiveCensus {
+/**
+ * `others`: the figures of the other processes of this server (the workers, as the primary last
+ * gathered them), added to this engine's in `stats()` and `streams()`.
+ */
+export function liveCensus(inner: LiveEngine, others?: () => readonly { open: number; queries: number; streams: readonly StreamCount[] }[]): LiveCensus {
   const open = new Map<string, number>();
   const engine: LiveEngine = {
     subscribe(q, subscriber, ip) {
@@ -41,15 +45,23 @@ export function liveCensus(inner: LiveEngine): LiveCensus {
     get version() {
       return inner.version;
     },
-    stats: () => inner.stats(),
+    stats: () => {
+      const s = inner.stats();
+      if (!others) return s;
+      const o = others();
+      return { ...s, open: o.reduce((n, f) => n + f.open, s.open), queries: o.reduce((n, f) => n + f.queries, s.queries) };
+    },
     close: () => inner.close(),
   };
   return {
     engine,
-    streams: () =>
-      [...open].map(([key, n]) => {
+    streams: () => {
+      const all = new Map(open);
+      for (const f of others?.() ?? []) for (const s of f.streams) all.set(`${s.route}\u0000${s.table}`, (all.get(`${s.route}\u0000${s.table}`) ?? 0) + s.open);
+      return [...all].map(([key, n]) => {
         const [route, table] = key.split('\u0000') as [string, string];
         return { route, table, open: n };
-      }),
+      });
+    },
   };
 }

@@ -52,7 +52,7 @@ function columnsOf(c: CollectionModel): ColumnInfo[] {
         nullable: s.nullable,
         default: s.hasDefault ? (fnDefault ? '(computed)' : (s.default ?? null)) : null,
         hasDefault: s.hasDefault,
-        required: c.kind === 'table' && !col.managed && !s.nullable && !s.hasDefault,
+        required: c.kind === 'table' && !col.managed && !s.nullable && !s.hasDefault && s.filledBy !== 'hook',
         managed: col.managed,
         unique: s.unique,
         references: s.references ?? null,

@@ -27,6 +27,12 @@ export interface ColumnSpec {
   readonly of: ScalarKind | undefined;
   /** The watched column of an `updatedWhen` column (camelCase). */
   readonly watches: string | undefined;
+  /**
+   * `'hook'`: a `beforeCreate` hook sets the column, so a create may leave it out — optional in
+   * the generated client's and OpenAPI's create types and in the dashboard's new-row form
+   * (docs/reference/columns.md). Absent on every other column.
+   */
+  readonly filledBy?: 'hook';
 }
 
 export class Column<T, M extends CreateMode = 'required'> {
@@ -51,6 +57,17 @@ export class Column<T, M extends CreateMode = 'required'> {
   /** A value used when a create omits the column (a function is called per insert). */
   default(value: T | (() => T)): Column<T, M extends 'managed' ? 'managed' : 'optional'> {
     return new Column(this.#with({ default: value, hasDefault: true }));
+  }
+
+  /**
+   * Declares that the table's `beforeCreate` hook fills this column (an owner set from the
+   * caller's token, a slug made from a title). Clients may then leave it out of a create: it is
+   * optional in `TableCreate` types, the OpenAPI create schema and the dashboard form. A hook
+   * body cannot be read to find out, hence the declaration; the hook must still set it (or the
+   * create fails like any missing required value).
+   */
+  filledBy(by: 'hook'): Column<T, M extends 'managed' ? 'managed' : 'optional'> {
+    return new Column(this.#with({ filledBy: by }));
   }
 
   unique(): Column<T, M> {

@@ -60,6 +60,11 @@ export interface ServerOptions {
   trustedProxies?: string[];
   /** Allowed CORS origins (default none). */
   corsOrigins?: string[];
+  /**
+   * The origin users reach this server at (`https://api.example.com`; env `PUBLIC_URL` wins). Email
+   * links given as paths are built on it; default: the server's own origin (`http://localhost:8080`).
+   */
+  publicUrl?: string;
   /** The policy for every key no table overrides (default 100 per minute). */
   defaultPolicy?: RateLimitPolicy;
   streams?: { heartbeatMs?: number; maxOpen?: number; maxPerIp?: number };

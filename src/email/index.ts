@@ -10,7 +10,7 @@
 import { ApiError } from '../core/errors.js';
 import type { EmailMessage, Logger } from '../define/types.js';
 import { normalizeEmail } from '../pipeline/plan/values.js';
-import { resolveLinkTemplates, buildLink } from './links.js';
+import { absoluteLink, CONFIRM_PAGE_LINKS, resolveLinkTemplates, buildLink } from './links.js';
 import type { Mailer, OutgoingEmail } from './mailer.js';
 import { checkMessage, MAX_SUBJECT_LENGTH } from './message.js';
 import { OutboxMailer } from './outbox-mailer.js';
@@ -31,6 +31,12 @@ export interface EmailServiceOptions {
   templatesDir?: string;
   /** Link templates containing `{token}` (defaults: `http://localhost/verify?token={token}`, `…/reset?token={token}`). */
   links?: { verify?: string; reset?: string; magicLink?: string; changeEmail?: string };
+  /**
+   * The server's public origin, asked at each send (it is known once the server listens). Given,
+   * the default links lead to the confirmation page at `/_/confirm/…` and templates given as paths
+   * are built on it (docs/reference/auth.md).
+   */
+  publicUrl?: () => string | undefined;
   log: Logger;
   /** Replaces the SMTP/outbox choice (tests, or another provider later). */
   mailer?: Mailer;
@@ -58,7 +64,7 @@ export interface EmailService {
 export function createEmailService(options: EmailServiceOptions): EmailService {
   const { log } = options;
   const from = checkFrom(options.from ?? DEFAULT_FROM);
-  const links = resolveLinkTemplates(options.links);
+  const links = resolveLinkTemplates(options.links, options.publicUrl ? CONFIRM_PAGE_LINKS : undefined);
   const templates = new TemplateStore(options.templatesDir);
 
   let mailer: Mailer;
@@ -104,7 +110,7 @@ export function createEmailService(options: EmailServiceOptions): EmailService {
   async function sendAuthEmail(template: 'verifyEmail' | 'resetPassword' | 'magicLink' | 'changeEmail', linkTemplate: string, to: string, token: string, extra?: Record<string, unknown>) {
     const email = normalizeEmail(to, '/email');
     if (typeof token !== 'string' || token === '') throw new TypeError(`${template}: token must be a non-empty string`);
-    const link = buildLink(linkTemplate, token);
+    const link = buildLink(absoluteLink(linkTemplate, options.publicUrl?.()), token);
     const source = await templates.load(template);
     return deliver([email], renderTemplate(source, { ...extra, link, email, token }), template);
   }

@@ -10,6 +10,18 @@ export const DEFAULT_RESET_LINK = 'http://localhost/reset?token={token}';
 export const DEFAULT_MAGIC_LINK = 'http://localhost/magic?token={token}';
 export const DEFAULT_CHANGE_EMAIL_LINK = 'http://localhost/change-email?token={token}';
 
+/**
+ * The defaults of a server that knows its public URL (every real server; unit tests of the email
+ * service alone keep the ones above): paths, built on that URL, to the confirmation page the
+ * dashboard bundle serves at `/_/confirm/…` — so a link in a development email opens and works.
+ */
+export const CONFIRM_PAGE_LINKS: LinkTemplates = Object.freeze({
+  verify: '/_/confirm/verify?token={token}',
+  reset: '/_/confirm/reset?token={token}',
+  magicLink: '/_/confirm/magic?token={token}',
+  changeEmail: '/_/confirm/change-email?token={token}',
+});
+
 const TOKEN = '{token}';
 
 export interface LinkTemplates {
@@ -34,12 +46,19 @@ export function buildLink(template: string, token: string): string {
   return template.split(TOKEN).join(encodeURIComponent(token));
 }
 
-/** The project's link templates with the SPEC defaults filled in, validated. */
-export function resolveLinkTemplates(links: Partial<LinkTemplates> = {}): LinkTemplates {
+const FIXED_DEFAULTS: LinkTemplates = { verify: DEFAULT_VERIFY_LINK, reset: DEFAULT_RESET_LINK, magicLink: DEFAULT_MAGIC_LINK, changeEmail: DEFAULT_CHANGE_EMAIL_LINK };
+
+/** The project's link templates with the defaults filled in, validated. */
+export function resolveLinkTemplates(links: Partial<LinkTemplates> = {}, defaults: LinkTemplates = FIXED_DEFAULTS): LinkTemplates {
   return {
-    verify: validateLinkTemplate(links.verify ?? DEFAULT_VERIFY_LINK, 'email.links.verify'),
-    reset: validateLinkTemplate(links.reset ?? DEFAULT_RESET_LINK, 'email.links.reset'),
-    magicLink: validateLinkTemplate(links.magicLink ?? DEFAULT_MAGIC_LINK, 'email.links.magicLink'),
-    changeEmail: validateLinkTemplate(links.changeEmail ?? DEFAULT_CHANGE_EMAIL_LINK, 'email.links.changeEmail'),
+    verify: validateLinkTemplate(links.verify ?? defaults.verify, 'email.links.verify'),
+    reset: validateLinkTemplate(links.reset ?? defaults.reset, 'email.links.reset'),
+    magicLink: validateLinkTemplate(links.magicLink ?? defaults.magicLink, 'email.links.magicLink'),
+    changeEmail: validateLinkTemplate(links.changeEmail ?? defaults.changeEmail, 'email.links.changeEmail'),
   };
+}
+
+/** A template given as a path (`/verify?token={token}`) built on the public URL; a full URL as it is. */
+export function absoluteLink(template: string, publicUrl: string | undefined): string {
+  return template.startsWith('/') && !template.startsWith('//') && publicUrl ? `${publicUrl.replace(/\/+$/, '')}${template}` : template;
 }

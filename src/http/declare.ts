@@ -181,6 +181,16 @@ export interface RouteDeclaration<B extends BodySpec = BodySpec, Q extends TSche
   readonly errors?: readonly ErrorCode[];
   /** Examples for the document; checked against the schemas by a test. */
   readonly examples?: { readonly body?: unknown; readonly data?: unknown };
+  /**
+   * Whether the route may write (default: every method but GET). With `serve --workers` on
+   * SQLite, such requests run in the one process that owns the writer (docs/reference/scaling.md).
+   */
+  readonly writes?: boolean;
+  /**
+   * The answer reads figures of the whole server (metrics, request log, history, cron): with
+   * workers it runs in the primary, after every worker handed over what it recorded.
+   */
+  readonly serverWide?: boolean;
   /** Headers every answer of this route may carry, e.g. RateLimit-* (documented). */
   readonly handler: (input: RouteInput<BodyOf<B>, In<Q>, In<P>, JwtFor<A>, SourceFor<B>>, s: Services) => unknown;
 }
@@ -193,6 +203,10 @@ export interface DeclaredRoute {
   readonly summary: string;
   /** `GET /db/list`: how metrics, logs and the dashboard name the route (built once, not per request). */
   readonly label: string;
+  /** May write (declaration `writes`, default: not a GET). */
+  readonly writes: boolean;
+  /** Reads server-wide figures (declaration `serverWide`). */
+  readonly serverWide: boolean;
   readonly declaration: RouteDeclaration;
   readonly validate: { readonly body?: Validator; readonly query?: Validator; readonly params?: Validator };
 }
@@ -225,6 +239,8 @@ export function defineRoute<B extends BodySpec = 'none', Q extends TSchema | und
     family: d.family,
     summary: d.summary,
     label: `${d.method} ${d.path}`,
+    writes: d.writes ?? d.method !== 'GET',
+    serverWide: d.serverWide ?? false,
     declaration: d as unknown as RouteDeclaration,
     validate: Object.freeze(validate),
   });

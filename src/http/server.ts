@@ -13,6 +13,8 @@ import { runRoute } from './lifecycle.js';
 import { bodyPending, drainRest } from './linger.js';
 import { sendError } from './respond.js';
 import type { Router } from './router.js';
+import type { DeclaredRoute } from './declare.js';
+import type { Forwarder } from './forward.js';
 import type { Services } from './services.js';
 
 /** What the server needs from the composition root. */
@@ -25,6 +27,14 @@ export interface ServerDeps {
   readonly metrics: Metrics;
   /** Told of every answer where metrics are recorded (the dashboard's request log; SPEC §11a Logs). */
   readonly observe?: (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => void;
+  /**
+   * A worker of `serve --workers` (docs/reference/scaling.md): routes this answers true for are
+   * handed whole to the primary (./forward.ts), which runs their lifecycle, records them and
+   * answers; this process neither runs nor counts them.
+   */
+  readonly forward?: { readonly when: (route: DeclaredRoute) => boolean; readonly to: Forwarder };
+  /** The primary: runs before a server-wide route (metrics, logs), so every worker's records are in. */
+  readonly gather?: () => Promise<void>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -47,12 +57,18 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
   res.setHeader('x-request-id', requestId);
   let route = 'unmatched';
   let ip = '';
+  let counted = true;
   try {
     if (applyCors(app.corsOrigins, req, res)) return;
     const m = app.router.match(req.method ?? 'GET', path);
     if (!m) throw new ApiError('NOT_FOUND', 'No such route');
     route = m.route.label;
     ip = app.clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
+    if (app.forward !== undefined && app.forward.when(m.route)) {
+      counted = false; // the primary counts it, once
+      return await app.forward.to(req, res, ip, requestId);
+    }
+    if (m.route.serverWide && app.gather) await app.gather();
     await runRoute(m.route, { req, res, services: app.services, path, search, params: m.params, ip, requestId }, app.services);
   } catch (err) {
     const e = toApiError(err);
@@ -61,11 +77,14 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
     // An unread body is discarded (bounded) before the response ends, so the client gets the answer.
     sendError(res, e, bodyPending(req) ? drainRest(req) : undefined);
   } finally {
-    const ms = performance.now() - start;
-    app.metrics.record(route, res.statusCode, ms);
-    app.observe?.(req.method ?? 'GET', route, res.statusCode, ms, requestId, ip);
-    logRequest(app.log, { method: req.method ?? 'GET', path, route, status: res.statusCode, ms, requestId });
+    if (counted) record(app, req, path, route, res.statusCode, performance.now() - start, requestId, ip);
   }
+}
+
+function record(app: ServerDeps, req: IncomingMessage, path: string, route: string, status: number, ms: number, requestId: string, ip: string): void {
+  app.metrics.record(route, status, ms);
+  app.observe?.(req.method ?? 'GET', route, status, ms, requestId, ip);
+  logRequest(app.log, { method: req.method ?? 'GET', path, route, status, ms, requestId });
 }
 
 export function createServer(app: ServerDeps): Server {

@@ -7,6 +7,7 @@ import type { AuthFlows } from '../auth/flows.js';
 import type { AuthServices } from '../auth/index.js';
 import type { OAuthService } from '../auth/oauth/flow.js';
 import type { Cluster } from '../cluster/index.js';
+import type { StreamCaps } from '../cluster/types.js';
 import type { Metrics } from '../core/metrics.js';
 import type { Runtime } from '../core/runtime.js';
 import type { CronStatus } from '../cron/scheduler.js';
@@ -34,9 +35,11 @@ export interface Services {
   readonly email: EmailService;
   readonly photos: PhotoService;
   readonly live: LiveEngine;
+  /** Server-wide stream caps when several processes serve (workers); undefined: the engine's own. */
+  readonly streamCaps?: StreamCaps;
   readonly metrics: Metrics;
   /** Whether this node's Redis answers (health, SPEC §14). */
-  readonly cluster: Pick<Cluster, 'redis'>;
+  readonly cluster: Pick<Cluster, 'redis'> & { readonly ready?: () => boolean };
   readonly cron: CronStatus | undefined;
   /** Devices, sending and delivery counts (SPEC §11b). */
   readonly push: PushService;

@@ -74,7 +74,7 @@ export const isVisible = (col: ColumnModel): boolean => !col.hidden;
 export const isCreatable = (col: ColumnModel): boolean => !col.hidden && !col.managed && col.spec.kind !== 'id';
 
 /** Required on create: neither nullable nor defaulted (SPEC §3). */
-export const isRequiredOnCreate = (col: ColumnModel): boolean => isCreatable(col) && !col.spec.nullable && !col.spec.hasDefault;
+export const isRequiredOnCreate = (col: ColumnModel): boolean => isCreatable(col) && !col.spec.nullable && !col.spec.hasDefault && col.spec.filledBy !== 'hook';
 
 /** Columns an update may set; managed columns are ignored by the server, so they are not offered. */
 export const isUpdatable = isCreatable;

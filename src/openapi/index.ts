@@ -35,15 +35,41 @@ export interface OpenApiOptions {
 
 export type OpenApiDocument = { openapi: '3.0.3'; paths: Record<string, Record<string, JsonSchema>>; components: Record<string, Record<string, JsonSchema>> } & JsonSchema;
 
+/** Written for the API's users: nothing here may point at files they do not have (issue #27 item 7). */
 const TAGS: Record<string, string> = {
-  data: 'Table and view operations; the table is named in the body (seed, Data operations)',
-  stream: 'Live queries: server-sent events or NDJSON (SPEC §7)',
-  auth: 'Password authentication (SPEC §8)',
-  photos: 'Photo upload and serving (SPEC §10)',
-  system: 'Health and this description (SPEC §11)',
-  dashboard: 'Admin dashboard and metrics (SPEC §11)',
-  email: 'Email sending (SPEC §11)',
+  data: 'Create, read, update, delete, list and count the rows of tables and views; every body names its table in `table`',
+  stream: 'Live queries: the answer of a list, count or get, sent again after every change (server-sent events or NDJSON)',
+  auth: 'Accounts: sign-up, sign-in, tokens, email verification and password reset',
+  photos: 'Photo upload and serving',
+  system: 'Health and this description',
+  dashboard: "The admin dashboard's API (an admin token only)",
+  email: 'Email sending',
 };
+
+/** The dashboard's own HTML pages (`/_`, `/_/…`): part of the server, not of the API it describes. */
+export const isDashboardPage = (path: string): boolean => path === '/_' || path.startsWith('/_/');
+
+/**
+ * Descriptions are declared beside the code, where they cite the specification the code follows.
+ * The published document drops those citations: "(SPEC §7)" and "(seed, …)" name files the
+ * API's users do not have.
+ */
+export function userFacing(text: string): string {
+  return text
+    .replace(/\s*\([^()]*(?:SPEC §|\bseed\b)[^()]*\)/g, '')
+    .replace(/\s*\bSPEC §[\d.]+[a-z]?/g, '')
+    .replace(/\s+([.,;:])/g, '$1');
+}
+
+function cleanDescriptions(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(cleanDescriptions);
+  if (!node || typeof node !== 'object') return;
+  const o = node as Record<string, unknown>;
+  for (const [k, v] of Object.entries(o)) {
+    if ((k === 'description' || k === 'summary') && typeof v === 'string') o[k] = userFacing(v);
+    else cleanDescriptions(v);
+  }
+}
 
 const DESCRIPTION = `Generated from the project by Tablebase.
 
@@ -67,6 +93,7 @@ export function buildOpenApi(model: ProjectModel, routes: readonly DeclaredRoute
   const operationIds = new Set<string>();
   const groups = new Set<string>();
   for (const route of routes) {
+    if (isDashboardPage(route.path)) continue;
     const key = routeKey(route.method, route.path);
     if (seen.has(key)) continue;
     seen.add(key);
@@ -98,6 +125,7 @@ export function buildOpenApi(model: ProjectModel, routes: readonly DeclaredRoute
   ensureClientError(document);
   addRequestIdHeaders(document);
   pruneUnused(document);
+  cleanDescriptions(document);
   return document;
 }
 
@@ -127,7 +155,7 @@ function uniqueId(used: Set<string>, id: string): string {
 
 /** Routes the document does not list (a test keeps this empty for the served route table). */
 export function undocumentedRoutes<R extends { method: string; path: string }>(doc: { paths?: Record<string, Record<string, unknown>> }, routes: readonly R[]): R[] {
-  return routes.filter((r) => !doc.paths?.[openApiPath(r.path)]?.[r.method.toLowerCase()]);
+  return routes.filter((r) => !isDashboardPage(r.path) && !doc.paths?.[openApiPath(r.path)]?.[r.method.toLowerCase()]);
 }
 
 /** The same document as YAML. Shared subtrees are written out, never as anchors and aliases. */

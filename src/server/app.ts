@@ -25,6 +25,10 @@ import { readData } from '../pipeline/execute/reads.js';
 import { checkedData } from '../core/response-size.js';
 import { createClientIp, createPolicyResolver, createRateLimiter } from '../ratelimit/index.js';
 import { joinCluster, openCluster, type Cluster } from '../cluster/index.js';
+import type { Hub } from '../cluster/ipc-hub.js';
+import type { LiveFigures } from '../cluster/ipc-protocol.js';
+import type { WorkerCluster } from '../cluster/ipc-worker.js';
+import { createForwarder } from '../http/forward.js';
 import { newId } from '../storage/ids.js';
 import { openDatabase } from '../storage/open.js';
 import { WriteQueue } from '../storage/writer.js';
@@ -62,7 +66,24 @@ export interface CreateOptions {
   /** `auto` (dev): generate and apply migrations; `apply` (serve): apply pending ones, refuse drift. */
   migrate?: 'auto' | 'apply';
   log?: Logger;
+  /**
+   * With `serve --workers` (docs/reference/scaling.md): `primary` owns the SQLite writer, cron,
+   * push and the periodic purges, and answers the workers' forwarded requests on a private
+   * socket; a `worker` accepts on the public port, reads through its own connections and
+   * forwards what writes (SQLite) or reads server-wide figures. `single` (default) is one
+   * process doing all of it. Anything that must run once per server (WAL shipping of a backup)
+   * belongs where `ownsWriter(role, …)` is true.
+   */
+  process?: ProcessRole;
 }
+
+export type ProcessRole =
+  | { readonly role: 'single' }
+  | { readonly role: 'primary'; readonly socketPath: string; readonly cluster: (base: Cluster) => Hub }
+  | { readonly role: 'worker'; readonly cluster: WorkerCluster; readonly forwardTo: string };
+
+/** Whether this process runs the server's one writer (SQLite) and its once-per-server duties. */
+export const ownsWriter = (p: ProcessRole): boolean => p.role !== 'worker';
 
 /** The server's own `_` tables (sessions, confirmation tokens, photos), declared with the definition API. */
 export function internalTables(project: Project): AnyTable[] {
@@ -71,18 +92,26 @@ export function internalTables(project: Project): AnyTable[] {
 
 export async function createApp(project: Project, config: AppConfig, options: CreateOptions = {}): Promise<App> {
   const log = options.log ?? createLogger();
+  const proc = options.process ?? { role: 'single' };
   mkdirSync(config.dataDir, { recursive: true });
   const model = compileProject(project, internalTables(project));
   const pushSetup = await setupPushFor(project, config); // key errors stop the start here, before the database opens
   const driver = await openDatabase(config);
   const warn = (msg: string, err?: unknown) => log.warn({ err }, msg);
-  const cluster = await openCluster(config, driver.databaseName, warn).catch(async (err) => {
-    await driver.close();
-    throw err;
-  });
+  const cluster: Cluster =
+    proc.role === 'worker'
+      ? proc.cluster
+      : await openCluster(config, driver.databaseName, warn).then(
+          (base) => (proc.role === 'primary' ? proc.cluster(base) : base),
+          async (err) => {
+            await driver.close();
+            throw err;
+          },
+        );
   const limiter = createRateLimiter({ resolver: createPolicyResolver(model, project.server?.defaultPolicy), store: cluster.rateLimitStore });
   try {
-    await prepareSchema(driver, model, config, options.migrate ?? 'apply');
+    // Workers start once the primary applied the migrations.
+    if (proc.role !== 'worker') await prepareSchema(driver, model, config, options.migrate ?? 'apply');
   } catch (err) {
     await driver.close();
     throw err;
@@ -104,12 +133,15 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     newId,
   });
   await auth.start();
+  /** The origin the server listens on, once it does: the default public URL of email links. */
+  let listeningOrigin: string | undefined;
   const email = createEmailService({
     smtpUrl: config.smtpUrl,
     outboxDir: join(config.dataDir, 'outbox'),
     from: project.email?.from,
     templatesDir: project.email?.templatesDir ? resolve(config.projectDir, project.email.templatesDir) : undefined,
     links: project.email?.links,
+    publicUrl: () => config.publicUrl ?? listeningOrigin,
     log,
   });
   const rt: Runtime = {
@@ -128,6 +160,8 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   rt.push = push;
   const READ = { one: 'get', list: 'list', count: 'count' } as const;
   // A re-run whose payload would pass maxResponseBytes ends its streams with RESPONSE_TOO_LARGE (SPEC §4).
+  // The primary's figures include the workers' streams, as last gathered (before every server-wide read).
+  let workerLive: readonly LiveFigures[] = [];
   const census = trackLive(
     createLiveEngine({
       run: async (q) => checkedData(await readData(rt, READ[q.kind], q.plan), config.maxResponseBytes),
@@ -135,6 +169,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
       maxOpen: config.maxStreams,
       maxPerIp: config.maxStreamsPerIp,
     }),
+    proc.role === 'primary' ? () => workerLive : undefined,
   );
   const live = census.engine;
   writer.onCommit(live.onCommit);
@@ -162,6 +197,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     email,
     photos,
     live,
+    ...(proc.role === 'worker' ? { streamCaps: proc.cluster.streams } : {}),
     metrics,
     oauth,
     push,
@@ -184,10 +220,10 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   };
   // Validated now (a bad schedule fails the start); timers begin once the server listens.
   let cron: Scheduler | undefined;
-  const dashboard = createDashboard({ rt, auth, photos, photoRepo: photoRepo(rt), cron: () => cron, census });
+  const dashboard = createDashboard({ rt, auth, photos, photoRepo: photoRepo(rt), cron: () => cron, census, projectDir: config.projectDir });
   void dashboard.assets().catch((err) => log.error({ err }, 'dashboard bundle failed'));
   const purgeAll = () => Promise.all([auth.sessions.purgeExpired(), auth.otp.purgeExpired(), oauth.states.purgeExpired()]);
-  const purge = setInterval(() => void purgeAll().catch((err) => log.warn({ err }, 'session purge failed')), 3_600_000).unref();
+  const purge = !ownsWriter(proc) ? undefined : setInterval(() => void purgeAll().catch((err) => log.warn({ err }, 'session purge failed')), 3_600_000).unref();
   // Revocations written by another process (`tablebase admin create`, another node) reach this
   // one's in-memory list within seconds.
   const revocations = setInterval(() => void auth.sessions.loadRevocations().catch((err) => log.warn({ err }, 'revocation reload failed')), 5_000).unref();
@@ -207,17 +243,25 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     },
     listen: () =>
       new Promise((resolvePort, reject) => {
-        server = createServer({ router, services, corsOrigins: config.corsOrigins, clientIp: createClientIp(config.trustedProxies), log, metrics, observe: dashboard.observe });
+        server = createServer({ router, services, corsOrigins: config.corsOrigins, log, metrics, ...serverRole(proc, config, dashboard.observe, cluster, (f) => (workerLive = f)) });
         server.once('error', reject);
-        server.listen(config.port, config.host, () => {
-          if (project.cron?.length) cron = startScheduler(rt, project.cron, cluster.cron.claim);
-          void push.start().catch((err) => log.error({ err }, 'push worker failed to start'));
+        const listening = () => {
+          if (ownsWriter(proc)) {
+            if (project.cron?.length) cron = startScheduler(rt, project.cron, cluster.cron.claim);
+            void push.start().catch((err) => log.error({ err }, 'push worker failed to start'));
+          }
           const addr = server!.address();
-          resolvePort(typeof addr === 'object' && addr ? addr.port : config.port);
-        });
+          // A primary of workers listens on a socket; its public port is the workers' (config.port).
+          const port = typeof addr === 'object' && addr ? addr.port : config.port;
+          // Links in emails default to this origin (docs/reference/configuration.md, PUBLIC_URL).
+          listeningOrigin = `http://${['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+          resolvePort(port);
+        };
+        if (proc.role === 'primary') server.listen(proc.socketPath, listening);
+        else server.listen(config.port, config.host, listening);
       }),
     close: async () => {
-      clearInterval(purge);
+      if (purge) clearInterval(purge);
       clearInterval(revocations);
       await cron?.stop();
       if (server) {
@@ -237,4 +281,24 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     },
   };
   return app;
+}
+
+type Observe = (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => void;
+
+/** How this process's HTTP server differs by role: where the client address comes from, what it forwards. */
+function serverRole(proc: ProcessRole, config: AppConfig, observe: Observe, cluster: Cluster, gathered: (f: readonly LiveFigures[]) => void) {
+  const clientIp = createClientIp(config.trustedProxies);
+  if (proc.role === 'single') return { clientIp, observe };
+  if (proc.role === 'primary') {
+    // Only workers reach the private socket, and each sends the client's address as the one entry.
+    return { clientIp: (_socket: string, forwardedFor: string | undefined) => forwardedFor ?? '127.0.0.1', observe, gather: async () => gathered(await (cluster as Hub).gather()) };
+  }
+  const sqlite = !config.databaseUrl;
+  const c = proc.cluster;
+  return {
+    clientIp,
+    // Recorded by the primary, with the rest of the server's requests.
+    observe: (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => c.observe([method, route, status, ms, requestId, ip, Date.now()]),
+    forward: { when: (r: { writes: boolean; serverWide: boolean }) => r.serverWide || (sqlite && r.writes), to: createForwarder(proc.forwardTo) },
+  };
 }

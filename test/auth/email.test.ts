@@ -28,7 +28,7 @@ const linkToken = (text: string | null | undefined, kind: 'verify' | 'reset') =>
   return m[1]!;
 };
 
-describe('through the outbox folder', { timeout: 60_000 }, () => {
+describe('through the outbox folder', { timeout: 180_000 }, () => {
   let s: TestServer;
   let dataDir: string;
   let cliOutput = '';
@@ -226,7 +226,7 @@ describe('through the outbox folder', { timeout: 60_000 }, () => {
   });
 });
 
-describe('through a real SMTP server', { timeout: 60_000 }, () => {
+describe('through a real SMTP server', { timeout: 180_000 }, () => {
   let smtp: TestSmtp;
   let s: TestServer;
   beforeAll(async () => {

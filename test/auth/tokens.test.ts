@@ -32,7 +32,7 @@ afterAll(async () => {
 const newUser = (tag: string): Promise<Session> => signUp(s, uniqueEmail(tag), { password: PW });
 const ownRow = (token: string, id: string) => s.get('/db', { table: 'users', where: { id: { eq: id } } }, bearer(token));
 
-describe('access tokens', { timeout: 60_000 }, () => {
+describe('access tokens', { timeout: 180_000 }, () => {
   let u: Session;
   beforeAll(async () => {
     u = await newUser('tok');
@@ -100,7 +100,7 @@ describe('access tokens', { timeout: 60_000 }, () => {
   });
 });
 
-describe('refresh and logout', { timeout: 60_000 }, () => {
+describe('refresh and logout', { timeout: 180_000 }, () => {
   const refresh = (refreshToken: unknown) => s.call('POST', '/auth/refresh', { refreshToken });
 
   it('rotates the refresh token and answers a new working pair', async () => {
@@ -152,7 +152,7 @@ scenarios('refresh refusals', ctx, [
   refresh('400 for a missing refresh token', {}, 400, 'BAD_REQUEST'),
 ]);
 
-describe('users row rules (SPEC §12)', { timeout: 60_000 }, () => {
+describe('users row rules (SPEC §12)', { timeout: 180_000 }, () => {
   beforeAll(async () => {
     const [a, b] = [await newUser('rowA'), await newUser('rowB')];
     ctx.who = { a: a.auth, b: b.auth, admin: bearer(adminToken) };
@@ -203,7 +203,7 @@ describe('users row rules (SPEC §12)', { timeout: 60_000 }, () => {
   ]);
 });
 
-describe('after a restart', { timeout: 60_000 }, () => {
+describe('after a restart', { timeout: 180_000 }, () => {
   it('keeps sessions, and keeps revoked ones revoked', async () => {
     const kept = await newUser('keep');
     const gone = await newUser('gone');

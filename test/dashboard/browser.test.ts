@@ -130,6 +130,12 @@ describe('dashboard in the browser', () => {
     await filter.getByLabel('Value').fill('3');
     await filter.getByRole('button', { name: 'Apply filter' }).click();
     await expect.poll(() => main().getByRole('status').textContent()).toBe('Rows 1–3 of 3');
+    // A value the server refuses (not an integer): its error, and none of the previous rows under it.
+    await filter.getByLabel('Operator').selectOption('eq');
+    await filter.getByLabel('Value').fill('1.5');
+    await filter.getByRole('button', { name: 'Apply filter' }).click();
+    await main().getByRole('alert').waitFor();
+    await expect.poll(() => table.getByRole('row').count()).toBe(1); // the header row only
     await filter.getByRole('button', { name: 'Clear filter' }).click();
     await expect.poll(() => main().getByRole('status').textContent()).toBe(`Rows 1–25 of ${TASKS}`);
   });
@@ -217,7 +223,9 @@ describe('dashboard in the browser', () => {
     await main().getByLabel('Request id').fill(id);
     const row = main().getByRole('row').filter({ hasText: id });
     await row.waitFor();
-    expect(await row.textContent()).toContain('GET /health');
+    // The method has its own column; the route column shows the path alone.
+    expect(await row.getByRole('cell').nth(1).textContent()).toBe('GET');
+    expect(await row.getByRole('cell').nth(2).textContent()).toBe('/health');
   });
 
   it('marks a user verified from Users', async () => {

@@ -2,7 +2,7 @@
 export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `read` until `done` holds, then answers the last value; fails with `what` after the timeout. */
-export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string, timeoutMs = 60_000, everyMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await read();

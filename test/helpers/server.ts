@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../src/storage/postgres/test-database.js';
+import { killGroup, marker, track, untrack } from './processes.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/tablebase.mjs');
@@ -87,7 +88,16 @@ export interface StartOptions {
   command?: 'serve' | '__run-dev';
   /** More flags (the cluster tests pass `--database` and `--redis` for two nodes of one deployment). */
   args?: string[];
+  /**
+   * `--workers N`. Without it the server runs as ONE process (WORKERS=1, or
+   * TABLEBASE_TEST_WORKERS), whatever `serve`'s default: the suite runs many servers at once on
+   * small machines, and only test/workers/ tests what several workers change.
+   */
+  workers?: number;
 }
+
+/** How long startServer waits for /health (a loaded two-core machine, issue #27 item 9). */
+export const START_TIMEOUT_MS = 120_000;
 
 export const secret = () => randomBytes(32).toString('hex');
 
@@ -135,31 +145,53 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const port = await freePort();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tb-test-'));
   const project = options.project ?? join(ROOT, 'examples/conformance');
-  const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret(), LOG_LEVEL: 'info', REDIS_PREFIX: `tb-test:${randomBytes(6).toString('hex')}:`, ...options.env };
+  // TABLEBASE_TEST_WORKERS=auto runs the suite with serve's own default (one worker per CPU).
+  const env = {
+    WORKERS: process.env.TABLEBASE_TEST_WORKERS ?? '1',
+    JWT_SECRET: secret(),
+    PASSWORD_SECRET: secret(),
+    LOG_LEVEL: 'info',
+    REDIS_PREFIX: `tb-test:${randomBytes(6).toString('hex')}:`,
+    ...options.env,
+  };
   const database = options.args?.includes('--database') ? [] : await databaseArgs(dataDir);
   const storage = options.args?.includes('--storage') ? [] : storageArgs(dataDir);
-  const allArgs = [...database, ...storage, ...(options.args ?? [])];
+  const allArgs = [...database, ...storage, ...(options.workers ? ['--workers', String(options.workers)] : []), ...(options.args ?? [])];
   const storageAt = allArgs.indexOf('--storage');
   const proc = spawn(process.execPath, [BIN, options.command ?? 'serve', '--project', project, '--data', dataDir, '--host', '127.0.0.1', '--port', String(port), ...allArgs], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...env, ...marker() },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: stop() and the run's teardown reach the server and anything it forks.
+    detached: true,
   });
+  track(proc.pid);
   let output = '';
   proc.stdout!.on('data', (d) => (output += d));
   proc.stderr!.on('data', (d) => (output += d));
   const base = `http://127.0.0.1:${port}`;
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const exited = new Promise<number | null>((r) =>
+    proc.once('exit', (code) => {
+      // The leader is gone; anything it forked into its group goes with it.
+      killGroup(proc.pid!);
+      untrack(proc.pid);
+      r(code);
+    }),
+  );
   let up = false;
-  for (let i = 0; i < 300 && !up && proc.exitCode === null; i++) {
+  // A loaded two-core machine may take tens of seconds to start a server: wait up to two minutes.
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (!up && proc.exitCode === null && Date.now() < deadline) {
     try {
       up = (await fetch(`${base}/health`)).status === 200;
     } catch {
-      await new Promise((r) => setTimeout(r, 100));
+      /* not listening yet */
     }
+    // 503 while workers start (or the database opens): wait as for a refused connection.
+    if (!up) await new Promise((r) => setTimeout(r, 100));
   }
   if (!up) {
-    proc.kill('SIGKILL');
+    killGroup(proc.pid!);
     throw new Error(`server did not start:\n${output}`);
   }
   const call = async <T = Envelope>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> => {
@@ -188,8 +220,10 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
       return exited;
     },
+    // SIGKILL reaches the whole group at once (a multi-process server's workers included).
     dispose: async () => {
-      await server.stop('SIGKILL');
+      if (proc.exitCode === null && proc.signalCode === null) killGroup(proc.pid!);
+      await exited;
       if (!options.dataDir) {
         rmSync(dataDir, { recursive: true, force: true });
         const db = databases.get(dataDir);

@@ -67,7 +67,7 @@ export async function startSmtp(): Promise<TestSmtp> {
     port,
     url: `smtp://127.0.0.1:${port}`,
     received,
-    async waitFor(match, timeoutMs = 30_000) {
+    async waitFor(match, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const found = received.find(match);

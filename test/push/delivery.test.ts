@@ -31,7 +31,7 @@ beforeAll(async () => {
   world = await startPushWorld();
   ({ server, dataDir } = await startServerWithAdmin(ADMIN, { env: world.env }));
   adminAuth = (await signIn(server, 'admins', ADMIN.email, ADMIN.password)).auth;
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await server?.dispose();

@@ -15,7 +15,7 @@ import { signUp, uniqueEmail } from '../helpers/users.js';
 let world: PushWorld;
 beforeAll(async () => {
   world = await startPushWorld();
-}, 60_000);
+}, 180_000);
 afterAll(() => world?.close());
 
 const user = (s: TestServer) => signUp(s, uniqueEmail('push'));
@@ -50,7 +50,7 @@ it('a message queued before kill -9 is delivered after the restart', async () =>
   } finally {
     await s.dispose();
   }
-}, 60_000);
+}, 180_000);
 
 it('outgoing TLS is verified: without the test CA in NODE_EXTRA_CA_CERTS nothing is delivered', async () => {
   const { NODE_EXTRA_CA_CERTS: _ca, ...untrusting } = world.env;
@@ -66,7 +66,7 @@ it('outgoing TLS is verified: without the test CA in NODE_EXTRA_CA_CERTS nothing
   } finally {
     await s.dispose();
   }
-}, 30_000);
+}, 120_000);
 
 it('an unconfigured platform is refused at registration; a bad key stops serve with one line naming it', async () => {
   const { env } = world;
@@ -90,4 +90,4 @@ it('an unconfigured platform is refused at registration; a bad key stops serve w
   const badKey = join(world.ca.dir, 'bad.p8');
   writeFileSync(badKey, '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n');
   await expect(startServer({ env: { ...env, PUSH_APNS_KEY_FILE: badKey } })).rejects.toThrow(/tablebase: PUSH_APNS_KEY_FILE: is not a valid \.p8 key[^\n]*\n/);
-}, 60_000);
+}, 180_000);

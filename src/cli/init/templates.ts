@@ -29,13 +29,25 @@ const users = authTable('users', {
   rowRules: { canView: (jwt, row) => row.id === jwt?.userId },
 });
 
+/**
+ * Who may sign in to the admin dashboard at /_ . Create the first admin with the command
+ * \`npm run dev\` prints (\`npx tablebase admin create --project . --table admins ...\`).
+ */
+const admins = authTable('admins', {
+  prefix: 'ad',
+  columns: {},
+  admin: true,
+  authRules: { canSignIn: () => true, canSignUp: () => false, canPasswordReset: () => false },
+});
+
 /** Notes: each signed-in user sees and changes only their own. */
 const notes = table('notes', {
   prefix: 'nt',
   columns: {
     text: column.text(),
     isDone: column.boolean().default(false),
-    ownerId: column.text().references('users').index(),
+    // Set by the beforeCreate hook below, so clients may leave it out of a create.
+    ownerId: column.text().references('users').index().filledBy('hook'),
     createdAt: column.createdAt(),
     updatedAt: column.updatedAt(),
   },
@@ -46,12 +58,13 @@ const notes = table('notes', {
     canDelete: (jwt, row) => row.ownerId === jwt?.userId,
   },
   hooks: {
-    // The owner is always the caller, whatever the client sent.
-    beforeCreate: (ctx, object) => ({ ...object, ownerId: ctx.jwt!.userId }),
+    // A user's note always belongs to that user, whatever the client sent. An admin creating a
+    // note in the dashboard (a token of \`admins\`) picks its owner instead.
+    beforeCreate: (ctx, object) => (ctx.jwt?.table === 'users' ? { ...object, ownerId: ctx.jwt.userId } : object),
   },
 });
 
-export default defineProject({ name: '__NAME__', tables: [users, notes] });
+export default defineProject({ name: '__NAME__', tables: [users, admins, notes] });
 `;
 
 const TSCONFIG = `{
@@ -63,7 +76,8 @@ const TSCONFIG = `{
     "noEmit": true,
     "skipLibCheck": true
   },
-  "include": ["tablebase.config.ts"]
+  "include": ["**/*.ts"],
+  "exclude": ["node_modules", ".tablebase"]
 }
 `;
 
@@ -85,7 +99,14 @@ served as an HTTP API. Secrets for development are in \`.env\` (random, never co
 npm run dev                      # serve on http://localhost:8080; restarts when the config changes
 curl -s -X POST localhost:8080/auth/sign-up -H 'content-type: application/json' \\
   -d '{"type":"signUp","table":"users","email":"ada@example.com","password":"correct horse"}'
-npm install && npm run typecheck # TypeScript, then check tablebase.config.ts against the package
+npm install && npm run typecheck # TypeScript, then check every .ts file against the package
+\`\`\`
+
+\`npm run dev\` prints the admin dashboard's address (http://localhost:8080/_) and the command that
+creates its first admin:
+
+\`\`\`sh
+npx tablebase admin create --project . --table admins --email you@example.com --password 'a long password'
 \`\`\`
 
 The sign-up answers \`{"data":{"accessToken":...}}\`. Send it as \`authorization: Bearer <token>\`:
@@ -100,7 +121,8 @@ curl -s -G localhost:8080/db/list -H "authorization: Bearer $TOKEN" --data-urlen
 
 - \`npx tablebase migrate generate\` writes a migration for each schema change (\`dev\` does it for you);
   commit \`migrations/\`.
-- \`npx tablebase gen client\` writes a typed TypeScript client; \`npx tablebase openapi\` prints the
+- \`npx tablebase gen client\` (\`npm run client\`) writes a typed TypeScript client to \`tablebase-client.ts\`
+  (\`--out FILE\` to put it elsewhere); \`npx tablebase openapi\` prints the
   OpenAPI document (for openapi-typescript and friends).
 - Production: \`npm start\` (\`tablebase serve\`) with \`JWT_SECRET\` and \`PASSWORD_SECRET\` set in the
   environment (32+ characters each, different). Back up \`.tablebase/\`.
@@ -114,6 +136,9 @@ const PACKAGE = (o: TemplateOptions) =>
       type: 'module',
       scripts: { dev: 'tablebase dev', start: 'tablebase serve', typecheck: 'tsc -p .', client: 'tablebase gen client' },
       dependencies: { tablebase: o.tablebaseSpec },
+      // npm 11 lists dependencies whose install scripts nobody approved (npm 12 will block them):
+      // these three fetch or build native binaries Tablebase needs (SQLite, its bundler, images).
+      allowScripts: { 'better-sqlite3': true, esbuild: true, sharp: true },
       devDependencies: { typescript: '^5.9.0', '@types/node': '^20.0.0' },
     },
     null,

@@ -112,3 +112,9 @@ export async function signOut(): Promise<void> {
   if (s) await send('POST', '/auth/logout', {}, s.accessToken).catch(() => undefined);
   setSession(null);
 }
+
+/** POST /auth/confirm for the link page (no admin session): the confirmation an email link carries. */
+export async function confirmToken(type: string, token: string, newPassword?: string): Promise<void> {
+  const res = await send('POST', '/auth/confirm', { type, token, ...(newPassword === undefined ? {} : { newPassword }) }, undefined);
+  if (!res.ok) throw await failure(res);
+}

@@ -10,6 +10,7 @@ import { signOut } from './api';
 import { Link } from './components';
 import { href, navigate, useLocation } from './router';
 import { ApiDocs } from './screens/api-docs';
+import { Confirm } from './screens/confirm';
 import { Cron } from './screens/cron';
 import { Live } from './screens/live';
 import { Logs } from './screens/logs';
@@ -117,6 +118,9 @@ function Frame() {
 
 function App() {
   const session = useSession();
+  const { parts, query } = useLocation();
+  // An email link's page is for whoever holds the link, signed in to the dashboard or not.
+  if (parts[0] === 'confirm') return <Confirm kind={parts[1]} token={query.get('token') ?? ''} />;
   return session ? <Frame /> : <SignIn />;
 }
 

@@ -104,6 +104,7 @@ export const pushRoutes = [
     summary: 'Push delivery counts and the last failures (admin)',
     description: 'Counts since this node started; `pending` is the whole queue. The last 50 failures, newest first.',
     operationId: 'dashboardPush',
+    serverWide: true, // the push sender runs in the primary
     access: 'admin',
     responses: {
       200: Type.Object({ sent: count, failed: count, retried: count, removedDevices: count, pending: count, failures: Type.Array(Failure) }, { additionalProperties: false }),

@@ -130,6 +130,8 @@ export const signInRoutes = [
       'Redirects (302) to the provider with `state`, PKCE (S256) and, for OpenID Connect, `nonce`. `redirectTo` must be in `auth.redirectAllowList` (400 otherwise); an unknown provider is 404.',
     operationId: 'oauthStart',
     access: 'public',
+    writes: true, // stores the state
+
     rateLimit: ({ query }, s) => ({ table: authTableNamed(s, query.table).name, op: 'oauth' }),
     params: Type.Object({ provider: Type.String({ maxLength: 32 }) }),
     query: Type.Object({ table: Table, redirectTo: Type.String({ maxLength: 2048 }) }),
@@ -147,6 +149,8 @@ export const signInRoutes = [
       'Exchanges the code with the PKCE verifier, validates the ID token (or reads the user API), finds or links or creates the user, then 302 to `redirectTo` with `#access_token=…&refresh_token=…&expires_in=…&token_type=bearer`. A failure, or a reused state: 302 to `redirectTo` with `#error=<code>`. An unknown state: 400 INVALID_OAUTH_STATE.',
     operationId: 'oauthCallback',
     access: 'public',
+    writes: true, // creates the session
+
     rateLimit: { table: AUTH_NO_TABLE, op: 'oauth' },
     params: Type.Object({ provider: Type.String({ maxLength: 32 }) }),
     query: Type.Object({ state: Type.Optional(Type.String({ maxLength: 256 })), code: Type.Optional(Type.String({ maxLength: 4096 })) }),

@@ -64,7 +64,18 @@ function streamRoute(path: string, kind: LiveKind, op: DataOp, summary: string, 
         }
       };
       const accept = input.headers.accept as string | undefined;
-      return stream((sink) => void startLiveStream(s.live, sink, { query: { kind, plan: plan.read }, initial, since, ip: input.ip, check, accept, heartbeatMs: s.config.streamHeartbeatMs }));
+      // With workers the caps count the whole server (docs/reference/scaling.md): a place first.
+      const release = s.streamCaps ? await s.streamCaps.acquire(input.ip) : undefined;
+      if (release === null) throw new ApiError('RATE_LIMITED', 'Too many open streams', { headers: { 'Retry-After': '1' } });
+      return stream((sink) => {
+        try {
+          const live = startLiveStream(s.live, sink, { query: { kind, plan: plan.read }, initial, since, ip: input.ip, check, accept, heartbeatMs: s.config.streamHeartbeatMs });
+          if (release) live.onClose(release);
+        } catch (err) {
+          release?.();
+          throw err;
+        }
+      });
     },
   });
 }

@@ -7,6 +7,8 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../core/errors.js';
 import { defineRoute, raw } from '../declare.js';
 
+const STARTING = JSON.stringify(new ApiError('UNAVAILABLE', 'Workers are still starting').toJSON());
+
 export const systemRoutes = [
   defineRoute({
     method: 'GET',
@@ -44,6 +46,9 @@ export const systemRoutes = [
     errors: ['UNAVAILABLE'],
     examples: { data: { status: 'ok' } },
     handler: async (_input, s) => {
+      // With workers, 200 only once every worker accepts requests (docs/reference/scaling.md).
+      // Answered, not thrown: starting is expected, so it is not logged as a failed request.
+      if (s.cluster.ready && !s.cluster.ready()) return raw(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' }, STARTING);
       if (!(await s.rt.driver.ping())) throw new ApiError('UNAVAILABLE', 'The database is not answering');
       // Photo storage down (an unreachable bucket) degrades only the photo routes
       // (docs/reference/object-storage.md): the node still serves everything else.

@@ -13,6 +13,9 @@ interface Entry {
   ip: string;
 }
 
+/** The log records the route as `GET /db/list`; the method has its own column, so show the path only. */
+const routePath = (method: string, route: string) => (route.startsWith(`${method} `) ? route.slice(method.length + 1) : route);
+
 export function Logs() {
   const [statusClass, setStatusClass] = useState('');
   const [route, setRoute] = useState('');
@@ -77,7 +80,7 @@ export function Logs() {
               <tr key={`${e.requestId}-${i}`} class={e.status >= 500 ? 'bad' : e.status >= 400 ? 'warn' : undefined}>
                 <td>{new Date(e.at).toLocaleTimeString()}</td>
                 <td>{e.method}</td>
-                <td class="mono">{e.route}</td>
+                <td class="mono">{routePath(e.method, e.route)}</td>
                 <td>{e.status}</td>
                 <td>{e.latencyMs} ms</td>
                 <td class="mono">{e.requestId}</td>

@@ -8,6 +8,8 @@ function adminTables(): string[] {
   return (meta?.getAttribute('content') ?? '').split(' ').filter(Boolean);
 }
 
+const meta = (name: string) => document.querySelector(`meta[name="${name}"]`)?.getAttribute('content') ?? '';
+
 export function SignIn() {
   const tables = adminTables();
   const [table, setTable] = useState(tables[0] ?? '');
@@ -33,9 +35,13 @@ export function SignIn() {
         <h1>Tablebase</h1>
         <p class="muted">Sign in with an admin account.</p>
         {tables.length === 0 ? (
-          <p role="alert" class="error">
-            This project declares no admin auth table, so nobody can sign in here.
-          </p>
+          <div role="alert" class="error">
+            <p>This project declares no admin auth table, so nobody can sign in here. Add one to tablebase.config.ts and list it in the project's tables:</p>
+            <pre>
+              <code>{meta('tablebase-admin-table-snippet')}</code>
+            </pre>
+            <p>then create the first admin with the command the server prints when it starts.</p>
+          </div>
         ) : null}
         {tables.length > 1 ? (
           <label>
@@ -65,6 +71,15 @@ export function SignIn() {
         <button type="submit" class="primary" disabled={busy || tables.length === 0}>
           Sign in
         </button>
+        {meta('tablebase-admin-command') ? (
+          <details class="muted" open={error !== null}>
+            <summary>No admin yet?</summary>
+            <p>Create one in a terminal, from the folder the server was started in:</p>
+            <pre>
+              <code>{meta('tablebase-admin-command')}</code>
+            </pre>
+          </details>
+        ) : null}
       </form>
     </main>
   );

@@ -7,9 +7,9 @@
 import type { JSX } from 'preact';
 import { useLayoutEffect, useState } from 'preact/hooks';
 import { api } from '../api';
-import { cellText, ErrorBox, Link, Pager, useLoad } from '../components';
+import { cellText, ErrorBox, formatTime, Link, Pager, useLoad } from '../components';
 import { href, navigate } from '../router';
-import { loadSchema, type Collection } from '../schema';
+import { isTime, loadSchema, type Collection } from '../schema';
 import { FilterForm } from './filter';
 import { RowDialog } from './row-dialog';
 
@@ -105,7 +105,9 @@ export function TableScreen(props: { name: string; query: URLSearchParams }) {
   if (schema.error) return <ErrorBox message={schema.error} />;
   if (!schema.data) return <p class="muted">Loading…</p>;
   if (!collection) return <ErrorBox message={`No table or view named ${name}.`} />;
-  const total = rows.data?.total ?? 0;
+  // A failed load (a bad filter value) shows its error and no rows: never the previous answer's rows under it.
+  const shown = rows.error ? undefined : rows.data;
+  const total = shown?.total ?? 0;
   const view = collection.kind === 'view';
   const readOnly = view || collection.internal;
   const open = (row: Row) => setEditing(row);
@@ -162,10 +164,12 @@ export function TableScreen(props: { name: string; query: URLSearchParams }) {
             </tr>
           </thead>
           <tbody>
-            {(rows.data?.items ?? []).map((row, i) => (
+            {(shown?.items ?? []).map((row, i) => (
               <tr key={String(row.id ?? i)} tabIndex={0} class="clickable" onClick={() => open(row)} onKeyDown={onKey(row)}>
                 {collection.columns.map((c) => (
-                  <td key={c.name}>{cellText(row[c.name])}</td>
+                  <td key={c.name} title={isTime(c) && typeof row[c.name] === 'string' ? String(row[c.name]) : undefined}>
+                    {isTime(c) ? formatTime(row[c.name]) : cellText(row[c.name])}
+                  </td>
                 ))}
               </tr>
             ))}
@@ -175,7 +179,7 @@ export function TableScreen(props: { name: string; query: URLSearchParams }) {
       <Pager
         offset={offset}
         limit={limit}
-        total={rows.data?.total}
+        total={shown?.total}
         summary={total === 0 ? 'No rows' : `Rows ${offset + 1}–${Math.min(offset + limit, total)} of ${total}`}
         onOffset={(o) => go({ offset: o || undefined })}
       />

@@ -1,0 +1,202 @@
+/**
+ * The `serve --workers` part of `npm run bench` (issue #24), all in one run on this machine:
+ * 1. get by id and list+total under `wrk` (a C load generator: it leaves the server more CPU than
+ *    autocannon): `--workers 2` against `--workers 1` against the raw node:http + better-sqlite3
+ *    server, req/s and CPU per request (the whole process tree);
+ * 2. cross-worker live delivery: a count stream held by one worker, sequential creates through
+ *    another, write sent → frame p50/p99;
+ * 3. the CPU a remote change costs a node with many live queries open (PostgreSQL + Redis, two
+ *    nodes): notices with rows (matched in memory) against ids only (REDIS_CHANGE_ROWS=off,
+ *    what every remote write cost before: a re-run of every live query of the table).
+ * PocketBase is not measured: it cannot be installed here (no Go toolchain, no registry for it).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase, type TestDatabase } from '../src/storage/postgres/test-database.js';
+import { cpuSeconds, median, startProcess, type Started } from './lib.js';
+import { openLiveClient } from './postgres-live.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const LIVE_QUERIES = Number(process.env.BENCH_LIVE_QUERIES ?? 2000);
+const SEED = 10_000;
+const q = (o: unknown) => encodeURIComponent(JSON.stringify(o));
+const data = mkdtempSync(join(tmpdir(), 'tb-bench-workers-'));
+const procs: Started[] = [];
+const dbs: TestDatabase[] = [];
+
+/** CPU seconds of a process and its children (a primary and its workers). */
+function treeCpu(pid: number): number {
+  let kids: number[] = [];
+  try {
+    kids = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map(Number)
+      .filter((p) => p > 0);
+  } catch {
+    /* no children */
+  }
+  return [pid, ...kids].reduce((s, p) => s + (cpuSeconds(p) || 0), 0);
+}
+
+interface Wrk {
+  rps: number;
+  p99: number;
+  total: number;
+}
+
+/** wrk, one thread, c connections; a Lua script picks the request path from `paths` (a POST of `post` when given). */
+function wrk(base: string, paths: string[], c: number, post?: string): Promise<Wrk> {
+  const script = join(data, `paths-${Math.random().toString(36).slice(2)}.lua`);
+  const req = post ? `wrk.format("POST", p[1], {["Content-Type"] = "application/json"}, ${JSON.stringify(post)})` : 'wrk.format("GET", p[math.random(#p)])';
+  writeFileSync(script, `local p = {${paths.map((x) => JSON.stringify(x)).join(',')}}\nrequest = function() return ${req} end\n`);
+  return new Promise((resolve, reject) => {
+    const w = spawn('wrk', ['-t1', `-c${c}`, `-d${SECONDS}s`, '--latency', '-s', script, base]);
+    let out = '';
+    w.stdout.on('data', (d) => (out += d));
+    w.on('error', reject);
+    w.on('exit', () => {
+      const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? NaN);
+      const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
+      const scale = p99 ? { us: 0.001, ms: 1, s: 1000 }[p99[2] as 'us' | 'ms' | 's'] : NaN;
+      resolve({ rps: num(/Requests\/sec:\s+([\d.]+)/), p99: p99 ? Number(p99[1]) * scale : NaN, total: num(/(\d+) requests in/) });
+    });
+  });
+}
+
+async function seed(s: Started, raw: boolean): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < SEED; i += 1000) {
+    const objects = Array.from({ length: 1000 }, (_, j) => ({ title: `item ${i + j}`, n: i + j }));
+    if (raw) {
+      for (const o of objects) ids.push(((await (await fetch(`${s.base}/db`, { method: 'POST', body: JSON.stringify({ table: 'items', object: o }) })).json()) as { data: { id: string } }).data.id);
+    } else {
+      const r = await fetch(`${s.base}/db/many`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ table: 'items', objects }) });
+      ids.push(...((await r.json()) as { data: { id: string }[] }).data.map((x) => x.id));
+    }
+  }
+  return ids;
+}
+
+const tablebase = async (name: string, extra: string[], env: Record<string, string> = {}) => {
+  const p = await startProcess(['bin/tablebase.mjs', 'serve', '--project', 'examples/bench', '--data', join(data, name), '--host', '127.0.0.1', '--port', '{port}', ...extra], env);
+  procs.push(p);
+  return p;
+};
+
+async function throughput(): Promise<string[]> {
+  const raw = await startProcess(['--import', 'tsx', 'bench/raw-server.ts', join(data, 'raw.sqlite'), '{port}']);
+  procs.push(raw);
+  const servers = [
+    { name: 'raw', s: raw, ids: await seed(raw, true) },
+    { name: '1 worker', s: await tablebase('w1', ['--workers', '1']), ids: [] as string[] },
+    { name: '2 workers', s: await tablebase('w2', ['--workers', '2']), ids: [] as string[] },
+  ];
+  for (const x of servers.slice(1)) x.ids = await seed(x.s, false);
+  const scenarios = [
+    { name: 'get by id', paths: (ids: string[]) => ids.slice(0, 1000).map((id) => `/db?body=${q({ table: 'items', where: { id: { eq: id } } })}`) },
+    { name: 'list limit 50 + total', paths: () => [`/db/list?body=${q({ table: 'items', limit: 50 })}`] },
+    // SQLite writes go through the primary's one writer: workers forward them.
+    { name: 'create', paths: () => ['/db'], post: JSON.stringify({ table: 'items', object: { title: 'bench', n: 1 } }) },
+  ];
+  const lines = [
+    '| scenario c=50 | raw req/s | 1 worker req/s | 2 workers req/s | 2 w / 1 w | 1 w / raw | raw µs CPU/req | 1 w µs CPU/req | 2 w µs CPU/req | 1 w CPU / raw CPU |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const sc of scenarios) {
+    const got = new Map<string, { rps: number; cpu: number }[]>(servers.map((x) => [x.name, []]));
+    for (let r = 0; r < ROUNDS; r++) {
+      for (let i = 0; i < servers.length; i++) {
+        const x = servers[(i + r) % servers.length]!;
+        const before = treeCpu(x.s.proc.pid!);
+        const w = await wrk(x.s.base, sc.paths(x.ids), 50, sc.post);
+        got.get(x.name)!.push({ rps: w.rps, cpu: ((treeCpu(x.s.proc.pid!) - before) * 1e6) / Math.max(1, w.total) });
+      }
+    }
+    const m = (n: string, k: 'rps' | 'cpu') => median(got.get(n)!.map((v) => v[k]));
+    const ratio = (a: string, b: string) => median(got.get(a)!.map((v, i) => v.rps / got.get(b)![i]!.rps));
+    const cpuRatio = median(got.get('1 worker')!.map((v, i) => v.cpu / got.get('raw')![i]!.cpu));
+    lines.push(
+      `| ${sc.name} | ${m('raw', 'rps').toFixed(0)} | ${m('1 worker', 'rps').toFixed(0)} | ${m('2 workers', 'rps').toFixed(0)} | **${ratio('2 workers', '1 worker').toFixed(2)}×** | ${ratio('1 worker', 'raw').toFixed(2)}× | ${m('raw', 'cpu').toFixed(0)} | ${m('1 worker', 'cpu').toFixed(0)} | ${m('2 workers', 'cpu').toFixed(0)} | ${cpuRatio.toFixed(2)}× |`,
+    );
+    console.log(lines.at(-1));
+  }
+  return lines;
+}
+
+/** Opens count streams until one is held by a worker other than `not`; answers it. */
+async function streamOnOtherWorker(base: string, not: string) {
+  for (let i = 0; i < 40; i++) {
+    const id = await new Promise<string>((resolve) => request(`${base}/health`, { agent: false }, (r) => (r.resume(), resolve(String(r.headers['x-request-id']).split('-')[0]!))).end());
+    if (id !== not) return openLiveClient(base, { table: 'items' });
+  }
+  return openLiveClient(base, { table: 'items' });
+}
+
+async function crossWorker(): Promise<string> {
+  const s = await tablebase('live', ['--workers', '2']);
+  const stream = await streamOnOtherWorker(s.base, '');
+  const count = ((await (await fetch(`${s.base}/db/count?body=${q({ table: 'items' })}`)).json()) as { data: number }).data;
+  await stream.waitFor(count);
+  const lat: number[] = [];
+  for (let i = 1; i <= 300; i++) {
+    const t = performance.now();
+    // A new connection each time: round-robin puts writes on both workers, the stream on one.
+    await fetch(`${s.base}/db`, { method: 'POST', headers: { 'content-type': 'application/json', connection: 'close' }, body: JSON.stringify({ table: 'items', object: { title: 'live', n: i } }) });
+    await stream.waitFor(count + i);
+    lat.push(performance.now() - t);
+  }
+  stream.close();
+  lat.sort((a, b) => a - b);
+  const at = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))]!.toFixed(1);
+  return `Cross-worker live delivery (2 workers, 300 sequential creates, write sent → count frame on a stream): p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms (target p99 < 50 ms)`;
+}
+
+/** Node B holds LIVE_QUERIES distinct count queries (`n = i`); 200 creates on A; B's CPU per write. */
+async function remoteChangeCpu(rows: boolean): Promise<number> {
+  const d = await createTestDatabase();
+  dbs.push(d);
+  const env = { REDIS_PREFIX: `tb-bench-w:${Math.random().toString(36).slice(2)}:`, REDIS_CHANGE_ROWS: rows ? 'on' : 'off', TABLEBASE_MAX_STREAMS: '50000', TABLEBASE_MAX_STREAMS_PER_IP: '50000' };
+  const shared = { JWT_SECRET: 'b'.repeat(64), PASSWORD_SECRET: 'c'.repeat(64) };
+  const args = ['--workers', '1', '--database', d.url, '--redis', 'redis://127.0.0.1:6379'];
+  const a = await tablebase(`pa${rows}`, args, { ...env, ...shared });
+  const b = await tablebase(`pb${rows}`, args, { ...env, ...shared });
+  const streams = [];
+  for (let i = 0; i < LIVE_QUERIES; i++) streams.push(await openLiveClient(b.base, { table: 'items', where: { n: { eq: i } } }));
+  await Promise.all(streams.map((s) => s.waitFor(0)));
+  await new Promise((r) => setTimeout(r, 500));
+  const before = cpuSeconds(b.proc.pid);
+  const WRITES = 200;
+  for (let i = 0; i < WRITES; i++)
+    await fetch(`${a.base}/db`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ table: 'items', object: { title: 'w', n: LIVE_QUERIES + i } }) });
+  await new Promise((r) => setTimeout(r, 1500)); // B finishes what the notices started
+  const us = ((cpuSeconds(b.proc.pid) - before) * 1e6) / WRITES;
+  for (const s of streams) s.close();
+  a.stop();
+  b.stop();
+  return us;
+}
+
+export async function runWorkersBench(): Promise<void> {
+  console.log(`\n## serve --workers (issue #24): wrk -t1 -c50, ${ROUNDS} rounds of ${SECONDS} s, rotated order; medians\n`);
+  console.log('PocketBase 0.22: not measured — it cannot be installed on this machine (no Go toolchain, and only the npm registry and Debian packages are reachable).\n');
+  try {
+    const lines = await throughput();
+    console.log(`\n${lines.join('\n')}\n`);
+    console.log(await crossWorker());
+    const after = await remoteChangeCpu(true);
+    const before = await remoteChangeCpu(false);
+    console.log(
+      `Remote change on a node with ${LIVE_QUERIES} live queries open on the written table (PostgreSQL + Redis, writes on another node), CPU of the receiving node per write: ids only (before) ${before.toFixed(0)} µs, rows shipped and matched in memory (after) ${after.toFixed(0)} µs (${(before / after).toFixed(1)}× less)`,
+    );
+  } finally {
+    for (const p of procs) p.stop();
+    for (const d of dbs) await d.drop().catch(() => {});
+    rmSync(data, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runWorkersBench();

@@ -1,0 +1,50 @@
+/**
+ * What crosses between the primary and the workers of `serve --workers` (docs/reference/scaling.md),
+ * over node:cluster's IPC channel (a pipe private to the process tree, JSON-serialized). Row
+ * images travel here in full, private columns included: only processes of this one server can
+ * read the channel.
+ */
+import type { RevokedSession } from '../auth/revocation.js';
+import type { NormalizedPolicy } from '../ratelimit/policy.js';
+import type { HitResult } from '../ratelimit/store.js';
+import type { Change } from '../storage/changes.js';
+
+/** One answered request, as a worker hands it to the primary for metrics, the log and the history. */
+export type Observation = readonly [method: string, route: string, status: number, ms: number, requestId: string, ip: string, at: number];
+
+/** Live-stream figures of one process, for the dashboard. */
+export interface LiveFigures {
+  readonly open: number;
+  readonly queries: number;
+  /** Open streams by route and table (the dashboard's live view). */
+  readonly streams: readonly { readonly route: string; readonly table: string; readonly open: number }[];
+}
+
+export type ToPrimary =
+  | { readonly t: 'changes'; readonly changes: readonly Change[] }
+  | { readonly t: 'revoke'; readonly entries: readonly RevokedSession[] }
+  | { readonly t: 'rl'; readonly id: number; readonly key: string; readonly policy: NormalizedPolicy; readonly now: number }
+  | { readonly t: 'obs'; readonly rows: readonly Observation[] }
+  | { readonly t: 'gathered'; readonly id: number; readonly live: LiveFigures }
+  /** May one more stream open for `ip`? (stream caps are server-wide) */
+  | { readonly t: 'stream'; readonly id: number; readonly ip: string }
+  | { readonly t: 'unstream'; readonly ip: string };
+
+export type ToWorker =
+  | { readonly t: 'changes'; readonly changes: readonly Change[] }
+  /** A change from another node (Redis) that came without its rows: re-run these tables' queries. */
+  | { readonly t: 'tables'; readonly tables: readonly string[] }
+  | { readonly t: 'gap' }
+  | { readonly t: 'revoke'; readonly entries: readonly RevokedSession[] | null }
+  | { readonly t: 'rl'; readonly id: number; readonly result: HitResult }
+  | { readonly t: 'gather'; readonly id: number }
+  | { readonly t: 'stream'; readonly id: number; readonly ok: boolean }
+  | { readonly t: 'state'; readonly ready: boolean; readonly redis: 'up' | 'down' | undefined };
+
+/** The message channel to the other side; node:cluster's worker or process in production. */
+export interface Channel<Out, In> {
+  send(message: Out): void;
+  onMessage(listener: (message: In) => void): void;
+}
+
+export const isMessage = (m: unknown): m is { t: string } => typeof m === 'object' && m !== null && typeof (m as { t?: unknown }).t === 'string';

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import type { Change } from '../storage/changes.js';
+import { hubCluster, type Peer } from './ipc-hub.js';
+import type { Observation, ToPrimary, ToWorker } from './ipc-protocol.js';
+import { workerCluster } from './ipc-worker.js';
+import { localCluster } from './local.js';
+import type { ChangeNotice } from './types.js';
+
+/** A primary and two workers joined by in-memory channels that deliver asynchronously, like IPC. */
+function server(limits = { maxOpen: 100, maxPerIp: 2 }) {
+  const observed: Observation[] = [];
+  const hub = hubCluster(localCluster(), (rows) => observed.push(...rows), limits);
+  const workers = [1, 2].map((id) => {
+    const listeners: ((m: ToWorker) => void)[] = [];
+    const peer: Peer = { id, send: (m) => queueMicrotask(() => listeners.forEach((l) => l(m))) };
+    const w = workerCluster({ send: (m: ToPrimary) => queueMicrotask(() => hub.receive(peer, m)), onMessage: (l) => void listeners.push(l) });
+    hub.join(peer);
+    return { w, peer };
+  });
+  return { hub, observed, w1: workers[0]!.w, w2: workers[1]!.w, peer1: workers[0]!.peer };
+}
+
+const change: Change = { table: 'events', op: 'update', id: 'ev_1', before: { id: 'ev_1', t: 'a' }, after: { id: 'ev_1', t: 'b' } };
+const tick = () => new Promise((r) => setTimeout(r, 5));
+
+describe('workers sharing one server through the primary', () => {
+  it('count rate limits in one store: exact across workers', async () => {
+    const { w1, w2 } = server();
+    const policy = { maxRequests: 3, windowMs: 60_000 };
+    const now = Date.now();
+    const allowed = [];
+    for (const w of [w1, w2, w1, w2]) allowed.push((await w.rateLimitStore.hit('k', policy, now)).allowed);
+    expect(allowed).toEqual([true, true, true, false]);
+  });
+
+  it('relay a worker’s committed rows to the other worker and the primary, not back to the sender', async () => {
+    const { hub, w1, w2 } = server();
+    const got: Record<string, ChangeNotice[]> = { w1: [], w2: [], primary: [] };
+    w1.changes.onRemote((_t, n) => got.w1!.push(n));
+    w2.changes.onRemote((_t, n) => got.w2!.push(n));
+    hub.changes.onRemote((_t, n) => got.primary!.push(n));
+    w1.changes.publish([change]);
+    await tick();
+    expect(got.w1).toEqual([]);
+    expect(got.w2!.map((n) => n.rows)).toEqual([[change]]);
+    expect(got.primary!.map((n) => n.rows)).toEqual([[change]]);
+    hub.changes.publish([change]); // the primary's own commit (SQLite)
+    await tick();
+    expect(got.w1!.length + got.w2!.length).toBe(3);
+  });
+
+  it('relay revocations to every other process', async () => {
+    const { hub, w1, w2 } = server();
+    const seen: string[] = [];
+    w2.revocations.onRemote((e) => seen.push(`w2:${e?.[0]?.sessionId}`));
+    hub.revocations.onRemote((e) => seen.push(`primary:${e?.[0]?.sessionId}`));
+    w1.revocations.publish([{ sessionId: 's1', revokedAt: 1 }]);
+    await tick();
+    expect(seen.sort()).toEqual(['primary:s1', 'w2:s1']);
+  });
+
+  it('gather every worker’s observations before a server-wide read: each request once', async () => {
+    const { hub, observed, w1, w2 } = server();
+    for (let i = 0; i < 3; i++) w1.observe(['GET', 'GET /db', 200, 1, `a${i}`, '1.2.3.4', 0]);
+    for (let i = 0; i < 2; i++) w2.observe(['GET', 'GET /db', 200, 1, `b${i}`, '1.2.3.4', 0]);
+    const figures = await hub.gather();
+    expect(observed.map((o) => o[4]).sort()).toEqual(['a0', 'a1', 'a2', 'b0', 'b1']);
+    expect(figures).toHaveLength(2);
+    await hub.gather();
+    expect(observed).toHaveLength(5);
+  });
+
+  it('cap streams server-wide, and free a dead worker’s places', async () => {
+    const { hub, w1, w2, peer1 } = server({ maxOpen: 100, maxPerIp: 2 });
+    const r1 = await w1.streams.acquire('ip');
+    const r2 = await w2.streams.acquire('ip');
+    expect(r1).toBeTypeOf('function');
+    expect(r2).toBeTypeOf('function');
+    expect(await w2.streams.acquire('ip')).toBeNull();
+    r2!();
+    r2!(); // a second release gives nothing back twice
+    expect(await w2.streams.acquire('ip')).toBeTypeOf('function');
+    expect(await w2.streams.acquire('ip')).toBeNull();
+    hub.leave(peer1); // worker 1 died with its stream
+    expect(await w2.streams.acquire('ip')).toBeTypeOf('function');
+  });
+
+  it('report ready to the workers’ health once announced', async () => {
+    const { hub, w1 } = server();
+    await tick();
+    expect(w1.ready()).toBe(false);
+    hub.announce(true);
+    await tick();
+    expect(w1.ready()).toBe(true);
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * One worker of `serve --workers` (docs/reference/scaling.md): accepts on the shared port
+ * (node:cluster hands connections round-robin), reads through its own database connections,
+ * forwards the requests that write (SQLite) or read server-wide figures to the primary, and
+ * shares everything else through the primary (src/cluster/ipc-worker.ts). It ends with its
+ * primary: node:cluster exits a worker whose IPC channel closes, so no orphan keeps the port.
+ */
+import { isMessage, type ToPrimary, type ToWorker } from '../cluster/ipc-protocol.js';
+import { workerCluster } from '../cluster/ipc-worker.js';
+import type { AppConfig } from '../core/config.js';
+import type { Logger } from '../core/logger.js';
+import type { Project } from '../define/project.js';
+import { createApp } from './app.js';
+
+export const PRIMARY_SOCKET_ENV = 'TABLEBASE_PRIMARY_SOCKET';
+
+export async function runWorker(project: Project, config: AppConfig, log: Logger, mode: 'apply' | 'auto'): Promise<void> {
+  const forwardTo = process.env[PRIMARY_SOCKET_ENV];
+  if (!forwardTo || !process.send) throw new Error('a worker process needs its primary');
+  const send = process.send.bind(process);
+  const cluster = workerCluster({
+    send: (m: ToPrimary) => void send(m),
+    onMessage: (l: (m: ToWorker) => void) => void process.on('message', (m) => isMessage(m) && l(m as ToWorker)),
+  });
+  const app = await createApp(project, config, { migrate: mode, log, process: { role: 'worker', cluster, forwardTo } });
+  cluster.setLiveFigures(() => app.services.dashboard.live());
+  await app.listen();
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    // In-flight requests finish, streams end, forwarded writes are answered by the primary.
+    app.close().then(
+      () => process.exit(0),
+      (err) => {
+        log.error({ err }, 'worker shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
