@@ -15,6 +15,7 @@ import { openS3, type S3Bucket } from '../../src/s3/index.js';
 import { startTestS3, TEST_S3_SECRET, type TestS3 } from '../../src/s3/test-server.js';
 import { image, sendBinary, storedObjects } from '../helpers/photos.js';
 import { bearer, ROOT, secret, startServer, type TestServer } from '../helpers/server.js';
+import { marker } from '../helpers/processes.js';
 import { signUp } from '../helpers/users.js';
 
 let s3: TestS3;
@@ -25,7 +26,7 @@ const servers: TestServer[] = [];
 const env = () => ({ JWT_SECRET: 'j'.repeat(64), PASSWORD_SECRET: 'p'.repeat(64), ...s3.env });
 
 function cli(args: string[]): Promise<{ code: number | null; out: string }> {
-  const proc = spawn(process.execPath, [join(ROOT, 'bin/tablebase.mjs'), ...args], { cwd: ROOT, env: { ...process.env, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [join(ROOT, 'bin/tablebase.mjs'), ...args], { cwd: ROOT, env: { ...process.env, ...env(), ...marker() }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   proc.stdout.on('data', (d) => (out += d));
   proc.stderr.on('data', (d) => (out += d));

@@ -17,6 +17,7 @@ import { startTestS3, TEST_S3_SECRET, type TestS3 } from '../../src/s3/test-serv
 import { createTestDatabase, type TestDatabase } from '../../src/storage/postgres/test-database.js';
 import { image, sendBinary, storedObjects } from '../helpers/photos.js';
 import { bearer, freePort, ROOT, secret, startServer, type TestServer } from '../helpers/server.js';
+import { marker } from '../helpers/processes.js';
 import { signUp } from '../helpers/users.js';
 
 let s3: TestS3;
@@ -128,8 +129,9 @@ describe('start', () => {
       [join(ROOT, 'bin/tablebase.mjs'), 'serve', '--project', join(ROOT, 'examples/conformance'), '--data', data, '--port', '0', '--storage', `s3://${s3.bucket}/x`],
       {
         cwd: ROOT,
-        env,
+        env: { ...env, ...marker() },
         stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
       },
     );
     let out = '';
