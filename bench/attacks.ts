@@ -4,6 +4,13 @@
  * server is killed at the end. Memory is the server's RSS read from /proc (Linux).
  *
  *   node --import tsx bench/attacks.ts            (about 1–2 minutes)
+ *   node --import tsx bench/attacks.ts stream-memory [--before <dir>]
+ *
+ * `stream-memory` runs only the live-memory attack of issue #26 (8 rows of 1 MB, 280 non-reading
+ * list streams with distinct `where`s from 3 addresses), printing RSS and `/health` latency over
+ * time. `--before <dir>`: also run it against another checkout (e.g. `git archive main` unpacked
+ * with this node_modules linked), for a before/after table in one run. A run stops early when the
+ * server's RSS passes 2 GB (the unbounded server would otherwise take the machine down).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -18,9 +25,19 @@ const note = (name: string, value: string) => {
   console.log(`${name}: ${value}`);
 };
 
+/** RSS of the server and its child processes (workers fork one per core), from /proc. */
 function rssMb(s: Started): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.proc.pid}/status`, 'utf8'));
-  return Math.round(Number(m![1]) / 1024);
+  const kb = (pid: number): number => {
+    let total = 0;
+    try {
+      total = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+      for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean)) total += kb(Number(child));
+    } catch {
+      // exited meanwhile
+    }
+    return total;
+  };
+  return Math.round(kb(s.proc.pid!) / 1024);
 }
 
 interface Reply {
@@ -220,6 +237,83 @@ async function confirmFlood(base: string) {
   note('sign-in during 64 bogus confirms (1,024-char password)', `${quiet} ms quiet → ${loaded.ms} ms; confirm statuses ${[...statuses].join(',')}`);
 }
 
+/** Issue #26: anonymous streams over large rows. RSS and /health latency over time. */
+async function streamMemory(label: string, cwd: string): Promise<string[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tb-streammem-'));
+  const s = await startProcess(
+    ['bin/tablebase.mjs', 'serve', '--project', 'examples/conformance', '--data', dataDir, '--host', '127.0.0.1', '--port', '{port}'],
+    { TRUSTED_PROXIES: '127.0.0.1' },
+    cwd,
+  );
+  const rows: string[] = [];
+  const socks: Socket[] = [];
+  try {
+    for (let i = 0; i < 8; i++) {
+      const r = await call(s.base, 'POST', '/db', { table: 'big', object: { payload: String(i).repeat(1_000_000) } });
+      if (r.status !== 200) throw new Error(`${label}: inserting a 1 MB row answered ${r.status} ${r.text.slice(0, 200)}`);
+    }
+    const start = performance.now();
+    const url = new URL(s.base);
+    let opened = 0;
+    let peak = rssMb(s);
+    let worstHealth = 0;
+    let healthFailures = 0;
+    let stopped = '';
+    const sample = async () => {
+      const h = await call(s.base, 'GET', '/health');
+      const rss = rssMb(s);
+      peak = Math.max(peak, rss);
+      worstHealth = Math.max(worstHealth, h.ms);
+      if (h.status !== 200) healthFailures++;
+      rows.push(`| ${label} | ${((performance.now() - start) / 1000).toFixed(1)} s | ${opened} | ${rss} MB | ${h.status} in ${h.ms} ms |`);
+      return rss;
+    };
+    await sample();
+    for (let i = 0; i < 280; i++) {
+      const body = encodeURIComponent(JSON.stringify({ table: 'big', where: { payload: { ne: `w${i}` } }, limit: 100 }));
+      const sock = connect(Number(url.port), url.hostname);
+      sock.on('error', () => undefined);
+      sock.write(`GET /db/stream/list?body=${body} HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 203.0.113.${1 + (i % 3)}\r\n\r\n`);
+      sock.pause(); // never read
+      socks.push(sock);
+      opened++;
+      if (i % 20 === 19) {
+        await new Promise((r) => setTimeout(r, 200));
+        if ((await sample()) > 2048) {
+          stopped = ` (stopped: RSS passed 2 GB after ${opened} streams)`;
+          break;
+        }
+      }
+    }
+    // One change re-runs every admitted query.
+    if (!stopped) {
+      await call(s.base, 'POST', '/db', { table: 'big', object: { payload: 'n'.repeat(1_000_000) } });
+      for (let k = 0; k < 4; k++) {
+        await new Promise((r) => setTimeout(r, 500));
+        await sample();
+      }
+    }
+    note(
+      `stream-memory attack, ${label}`,
+      `peak RSS ${peak} MB, worst /health ${worstHealth} ms, /health non-200 ${healthFailures}${stopped}; process ${s.proc.exitCode === null ? 'alive' : `died (${s.proc.exitCode})`}`,
+    );
+  } finally {
+    for (const sk of socks) sk.destroy();
+    s.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+async function streamMemoryOnly(): Promise<void> {
+  const at = process.argv.indexOf('--before');
+  const table: string[] = [];
+  if (at > 0) table.push(...(await streamMemory('before', process.argv[at + 1]!)));
+  table.push(...(await streamMemory('after', process.cwd())));
+  console.log(`\n| server | time | streams opened | RSS | /health |\n|---|---|---|---|---|\n${table.join('\n')}`);
+  console.log(`\n| attack | result |\n|---|---|\n${results.join('\n')}`);
+}
+
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'tb-attacks-'));
   const env = { TABLEBASE_MAX_STREAMS_PER_IP: '1000' };
@@ -244,7 +338,10 @@ async function main() {
     s.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+  const memory = await streamMemory('this checkout', process.cwd());
+  console.log(`\n| server | time | streams opened | RSS | /health |\n|---|---|---|---|---|\n${memory.join('\n')}`);
   console.log(`\n| attack | result |\n|---|---|\n${results.join('\n')}`);
 }
 
-await main();
+if (process.argv[2] === 'stream-memory') await streamMemoryOnly();
+else await main();

@@ -99,6 +99,7 @@ const server: Started = await startProcess(
     NODE_EXTRA_CA_CERTS: ca.caFile,
     PUSH_VAPID_PUBLIC_KEY: vapid.publicKey,
     PUSH_VAPID_PRIVATE_KEY: vapid.privateKey,
+    PUSH_WEB_ENDPOINT_HOSTS: '127.0.0.1', // the stand-ins are on loopback, refused unless allowed by name
     PUSH_FCM_SERVICE_ACCOUNT: join(ca.dir, 'sa.json'),
     PUSH_FCM_ENDPOINT: origin,
     PUSH_FCM_TOKEN_URL: `${origin}/token`,

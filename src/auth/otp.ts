@@ -10,10 +10,10 @@
  * exceed the budget.
  */
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
-import { toSnake } from '../core/naming.js';
 import type { Dialect } from '../storage/dialect.js';
 import type { SqlRunner } from '../storage/driver.js';
 import { newId as defaultNewId } from '../storage/ids.js';
+import { otpRepo, type OtpRepo } from '../storage/repos/otp.js';
 import { otpCodesTable } from './schema.js';
 import type { WriteFn } from './sessions.js';
 
@@ -32,27 +32,8 @@ export interface OtpCodesOptions {
   newId?: (prefix: string) => string;
 }
 
-function statements(d: Dialect) {
-  const q = (c: keyof typeof otpCodesTable.columns | 'id') => d.quote(toSnake(c));
-  const T = d.quote(otpCodesTable.name);
-  const p = (n: number) => d.param(n);
-  return {
-    // A new send replaces the previous code (and its spent attempts): SQLite and PostgreSQL both speak ON CONFLICT.
-    upsert:
-      `INSERT INTO ${T} (${q('id')}, ${q('authTable')}, ${q('email')}, ${q('codeHash')}, ${q('attempts')}, ${q('createdAt')}, ${q('expiresAt')}, ${q('usedAt')}) ` +
-      `VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, 0, ${p(5)}, ${p(6)}, NULL) ON CONFLICT (${q('authTable')}, ${q('email')}) DO UPDATE SET ` +
-      `${q('codeHash')} = excluded.${q('codeHash')}, ${q('attempts')} = 0, ${q('createdAt')} = excluded.${q('createdAt')}, ${q('expiresAt')} = excluded.${q('expiresAt')}, ${q('usedAt')} = NULL`,
-    spend:
-      `UPDATE ${T} SET ${q('attempts')} = ${q('attempts')} + 1 WHERE ${q('authTable')} = ${p(1)} AND ${q('email')} = ${p(2)} ` +
-      `AND ${q('usedAt')} IS NULL AND ${q('expiresAt')} > ${p(3)} AND ${q('attempts')} < ${OTP_MAX_ATTEMPTS}`,
-    read: `SELECT ${q('id')} AS id, ${q('codeHash')} AS hash FROM ${T} WHERE ${q('authTable')} = ${p(1)} AND ${q('email')} = ${p(2)}`,
-    use: `UPDATE ${T} SET ${q('usedAt')} = ${p(1)} WHERE ${q('id')} = ${p(2)} AND ${q('usedAt')} IS NULL`,
-    purge: `DELETE FROM ${T} WHERE ${q('expiresAt')} <= ${p(1)}`,
-  };
-}
-
 export class OtpCodes {
-  readonly #q: ReturnType<typeof statements>;
+  readonly #q: OtpRepo;
   readonly #write: WriteFn;
   readonly #key: Buffer;
   readonly #ttlMs: number;
@@ -60,7 +41,7 @@ export class OtpCodes {
   readonly #newId: (prefix: string) => string;
 
   constructor(o: OtpCodesOptions) {
-    this.#q = statements(o.dialect);
+    this.#q = otpRepo(o.dialect, otpCodesTable);
     this.#write = o.write;
     this.#key = createHmac('sha256', o.secret).update('tablebase otp codes v1').digest();
     this.#ttlMs = (o.ttlSeconds ?? OTP_TTL_SECONDS) * 1000;
@@ -77,7 +58,7 @@ export class OtpCodes {
     const code = String(randomInt(0, 10 ** OTP_DIGITS)).padStart(OTP_DIGITS, '0');
     const now = this.#now();
     const expiresAt = now + this.#ttlMs;
-    await this.#write((tx) => tx.run(this.#q.upsert, [this.#newId(otpCodesTable.options.prefix), table, email, this.#hash(table, email, code), now, expiresAt]));
+    await this.#write((tx) => this.#q.upsert(tx, { id: this.#newId(otpCodesTable.options.prefix), table, email, hash: this.#hash(table, email, code), now, expiresAt }));
     return { code, expiresAt };
   }
 
@@ -89,24 +70,24 @@ export class OtpCodes {
   async verify(table: string, email: string, code: unknown, tx?: SqlRunner): Promise<boolean> {
     if (typeof code !== 'string' || !CODE_RE.test(code)) {
       // A malformed guess still spends an attempt: otherwise it is a free probe.
-      await this.#run(tx, (r) => r.run(this.#q.spend, [table, email, this.#now()]));
+      await this.#run(tx, (r) => this.#q.spend(r, table, email, this.#now(), OTP_MAX_ATTEMPTS));
       return false;
     }
     return this.#run(tx, async (r) => {
-      const spent = await r.run(this.#q.spend, [table, email, this.#now()]);
+      const spent = await this.#q.spend(r, table, email, this.#now(), OTP_MAX_ATTEMPTS);
       if (spent.changes !== 1) return false;
-      const row = await r.get(this.#q.read, [table, email]);
+      const row = await this.#q.read(r, table, email);
       if (row === undefined) return false;
       const want = Buffer.from(String(row.hash), 'hex');
       const got = Buffer.from(this.#hash(table, email, code), 'hex');
       if (want.length !== got.length || !timingSafeEqual(want, got)) return false;
-      return (await r.run(this.#q.use, [this.#now(), row.id])).changes === 1;
+      return (await this.#q.use(r, String(row.id), this.#now())).changes === 1;
     });
   }
 
   /** Deletes expired codes; answers how many. */
   async purgeExpired(): Promise<number> {
-    return this.#write(async (tx) => (await tx.run(this.#q.purge, [this.#now()])).changes);
+    return this.#write(async (tx) => (await this.#q.purge(tx, this.#now())).changes);
   }
 
   #run<T>(tx: SqlRunner | undefined, fn: (r: SqlRunner) => Promise<T>): Promise<T> {

@@ -1,31 +1,17 @@
 /**
- * AuthStore over SQL. Only parameterized statements; identifiers quoted with `dialect.quote` and
- * placeholders from `dialect.param(n)`, so the same text runs on SQLite and on PostgreSQL.
- * Statements are built once per store. Checks that decide a race are single check-and-set
- * statements (`UPDATE ... WHERE used_at IS NULL AND expires_at > ?`, then `changes`), so two
- * requests presenting the same token can never both win, even outside a transaction.
+ * AuthStore over SQL: the logic of rotation, reuse detection and confirmation tokens; the
+ * statements are storage's (storage/repos/sessions.ts). Checks that decide a race are single
+ * check-and-set statements (then `changes`), so two requests presenting the same token can never
+ * both win, even outside a transaction.
  */
-import { toSnake } from '../core/naming.js';
 import type { Dialect } from '../storage/dialect.js';
 import type { RawRow, SqlRunner } from '../storage/driver.js';
+import { sessionsRepo, type SessionsRepo } from '../storage/repos/sessions.js';
 import type { RevokedSession } from './revocation.js';
 import { authTokensTable, sessionsTable } from './schema.js';
 import type { AuthStore, ConfirmKind, ConfirmRecord, NewConfirmToken, NewSession, RevokeReason, RotateInput, RotateOutcome, SessionOwner, SessionRecord } from './store.js';
 
 const REFRESH = 'refresh';
-
-/** Quoted SQL names of a table's columns by camelCase name (`id` included). */
-function columnsOf(d: Dialect, columns: object): Record<string, string> {
-  const out: Record<string, string> = { id: d.quote('id') };
-  for (const name of Object.keys(columns)) out[name] = d.quote(toSnake(name));
-  return out;
-}
-
-/** Builds one statement, numbering its placeholders in order. */
-function sql(d: Dialect, build: (p: () => string) => string): string {
-  let n = 0;
-  return build(() => d.param(++n));
-}
 
 /** PostgreSQL answers BIGINT as a string; SQLite as a number. */
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
@@ -33,97 +19,47 @@ const numOrNull = (v: unknown): number | null => (v === null || v === undefined 
 const str = (v: unknown): string => String(v);
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
-/** Every statement the store runs, built once. */
-function statements(d: Dialect) {
-  const S = columnsOf(d, sessionsTable.columns);
-  const T = columnsOf(d, authTokensTable.columns);
-  const ST = d.quote(sessionsTable.name);
-  const TT = d.quote(authTokensTable.name);
-  const as = (expr: string, alias: string) => `${expr} AS ${d.quote(alias)}`;
-  const sessionSelect = [
-    as(S.id!, 'id'),
-    as(S.authTable!, 'table'),
-    as(S.userId!, 'userId'),
-    as(S.createdAt!, 'createdAt'),
-    as(S.lastUsedAt!, 'lastUsedAt'),
-    as(S.expiresAt!, 'expiresAt'),
-    as(S.revokedAt!, 'revokedAt'),
-    as(S.revokeReason!, 'revokeReason'),
-  ].join(', ');
-  const insertToken = sql(
-    d,
-    (p) =>
-      `INSERT INTO ${TT} (${T.id}, ${T.kind}, ${T.tokenHash}, ${T.authTable}, ${T.userId}, ${T.sessionId}, ${T.email}, ${T.createdAt}, ${T.expiresAt}) VALUES (${p()}, ${p()}, ${p()}, ${p()}, ${p()}, ${p()}, ${p()}, ${p()}, ${p()})`,
-  );
-  return Object.freeze({
-    insertSession: sql(d, (p) => `INSERT INTO ${ST} (${S.id}, ${S.authTable}, ${S.userId}, ${S.createdAt}, ${S.lastUsedAt}, ${S.expiresAt}) VALUES (${p()}, ${p()}, ${p()}, ${p()}, ${p()}, ${p()})`),
-    insertToken,
-    findRefresh: sql(
-      d,
-      (p) =>
-        `SELECT ${as(`t.${T.sessionId}`, 'sessionId')}, ${as(`t.${T.usedAt}`, 'usedAt')}, ${as(`t.${T.expiresAt}`, 'expiresAt')}, ${as(`s.${S.authTable}`, 'table')}, ${as(`s.${S.userId}`, 'userId')}, ${as(`s.${S.revokedAt}`, 'revokedAt')} ` +
-        `FROM ${TT} t JOIN ${ST} s ON s.${S.id} = t.${T.sessionId} WHERE t.${T.tokenHash} = ${p()} AND t.${T.kind} = ${p()}`,
-    ),
-    // The check-and-set of a rotation: only an unused, unexpired token of a live session.
-    useRefresh: sql(
-      d,
-      (p) =>
-        `UPDATE ${TT} SET ${T.usedAt} = ${p()} WHERE ${T.tokenHash} = ${p()} AND ${T.kind} = ${p()} AND ${T.usedAt} IS NULL AND ${T.expiresAt} > ${p()} ` +
-        `AND EXISTS (SELECT 1 FROM ${ST} s WHERE s.${S.id} = ${TT}.${T.sessionId} AND s.${S.revokedAt} IS NULL)`,
-    ),
-    slideSession: sql(d, (p) => `UPDATE ${ST} SET ${S.lastUsedAt} = ${p()}, ${S.expiresAt} = ${p()} WHERE ${S.id} = ${p()}`),
-    findSession: sql(d, (p) => `SELECT ${sessionSelect} FROM ${ST} WHERE ${S.id} = ${p()}`),
-    revokeSession: sql(d, (p) => `UPDATE ${ST} SET ${S.revokedAt} = ${p()}, ${S.revokeReason} = ${p()} WHERE ${S.id} = ${p()} AND ${S.revokedAt} IS NULL`),
-    revokeUser: sql(d, (p) => `UPDATE ${ST} SET ${S.revokedAt} = ${p()}, ${S.revokeReason} = ${p()} WHERE ${S.authTable} = ${p()} AND ${S.userId} = ${p()} AND ${S.revokedAt} IS NULL`),
-    // Read after the update, so no session revoked by it is missed; one revoked at the same
-    // moment for the same reason by someone else is revoked too, so listing it is right.
-    revokedUser: sql(d, (p) => `SELECT ${as(S.id!, 'id')} FROM ${ST} WHERE ${S.authTable} = ${p()} AND ${S.userId} = ${p()} AND ${S.revokedAt} = ${p()} AND ${S.revokeReason} = ${p()}`),
-    revokedSince: sql(d, (p) => `SELECT ${as(S.id!, 'sessionId')}, ${as(S.revokedAt!, 'revokedAt')} FROM ${ST} WHERE ${S.revokedAt} >= ${p()} ORDER BY ${S.revokedAt}`),
-    findConfirm: sql(d, (p) => `SELECT ${as(T.authTable!, 'table')}, ${as(T.userId!, 'userId')}, ${as(T.email!, 'email')} FROM ${TT} WHERE ${T.tokenHash} = ${p()} AND ${T.kind} = ${p()}`),
-    peekConfirm: sql(
-      d,
-      (p) =>
-        `SELECT ${as(T.authTable!, 'table')}, ${as(T.userId!, 'userId')}, ${as(T.email!, 'email')} FROM ${TT} WHERE ${T.tokenHash} = ${p()} AND ${T.kind} = ${p()} AND ${T.usedAt} IS NULL AND ${T.expiresAt} > ${p()}`,
-    ),
-    useConfirm: sql(d, (p) => `UPDATE ${TT} SET ${T.usedAt} = ${p()} WHERE ${T.tokenHash} = ${p()} AND ${T.kind} = ${p()} AND ${T.usedAt} IS NULL AND ${T.expiresAt} > ${p()}`),
-    retireSiblings: sql(d, (p) => `UPDATE ${TT} SET ${T.usedAt} = ${p()} WHERE ${T.authTable} = ${p()} AND ${T.userId} = ${p()} AND ${T.kind} = ${p()} AND ${T.usedAt} IS NULL`),
-    purgeConfirm: sql(d, (p) => `DELETE FROM ${TT} WHERE ${T.kind} <> ${p()} AND ${T.expiresAt} <= ${p()}`),
-    purgeRefresh: sql(d, (p) => `DELETE FROM ${TT} WHERE ${T.sessionId} IN (SELECT ${S.id} FROM ${ST} WHERE ${S.revokedAt} < ${p()} OR (${S.revokedAt} IS NULL AND ${S.expiresAt} < ${p()}))`),
-    purgeSessions: sql(d, (p) => `DELETE FROM ${ST} WHERE ${S.revokedAt} < ${p()} OR (${S.revokedAt} IS NULL AND ${S.expiresAt} < ${p()})`),
-  });
-}
-
 export class SqlAuthStore implements AuthStore {
-  readonly #q: ReturnType<typeof statements>;
+  readonly #q: SessionsRepo;
 
   constructor(dialect: Dialect) {
-    this.#q = statements(dialect);
+    this.#q = sessionsRepo(dialect, { sessions: sessionsTable, tokens: authTokensTable });
   }
 
   async createSession(r: SqlRunner, s: NewSession): Promise<void> {
-    await r.run(this.#q.insertSession, [s.id, s.table, s.userId, s.now, s.now, s.expiresAt]);
-    await r.run(this.#q.insertToken, [s.refreshTokenId, REFRESH, s.refreshHash, s.table, s.userId, s.id, null, s.now, s.expiresAt]);
+    await this.#q.insertSession(r, { id: s.id, table: s.table, userId: s.userId, now: s.now, expiresAt: s.expiresAt });
+    await this.#q.insertToken(r, { id: s.refreshTokenId, kind: REFRESH, hash: s.refreshHash, table: s.table, userId: s.userId, sessionId: s.id, email: null, now: s.now, expiresAt: s.expiresAt });
   }
 
   async rotateRefreshToken(r: SqlRunner, input: RotateInput): Promise<RotateOutcome> {
-    const row = await r.get(this.#q.findRefresh, [input.hash, REFRESH]);
+    const row = await this.#q.findWithSession(r, input.hash, REFRESH);
     if (row === undefined) return { kind: 'invalid' };
     const sessionId = str(row.sessionId);
     if (row.revokedAt !== null && row.revokedAt !== undefined) return { kind: 'invalid' };
     if (row.usedAt !== null && row.usedAt !== undefined) return this.#reused(r, sessionId, input.now);
     if (num(row.expiresAt) <= input.now) return { kind: 'invalid' };
-    const won = await r.run(this.#q.useRefresh, [input.now, input.hash, REFRESH, input.now]);
+    const won = await this.#q.useSessionToken(r, input.hash, REFRESH, input.now);
     if (won.changes !== 1) {
       // Lost a race: someone used or revoked it between the read and the update.
-      const again = await r.get(this.#q.findRefresh, [input.hash, REFRESH]);
+      const again = await this.#q.findWithSession(r, input.hash, REFRESH);
       if (again && (again.revokedAt === null || again.revokedAt === undefined) && again.usedAt !== null && again.usedAt !== undefined) {
         return this.#reused(r, sessionId, input.now);
       }
       return { kind: 'invalid' };
     }
     const owner = { table: str(row.table), userId: str(row.userId) };
-    await r.run(this.#q.insertToken, [input.newTokenId, REFRESH, input.newHash, owner.table, owner.userId, sessionId, null, input.now, input.expiresAt]);
-    await r.run(this.#q.slideSession, [input.now, input.expiresAt, sessionId]);
+    await this.#q.insertToken(r, {
+      id: input.newTokenId,
+      kind: REFRESH,
+      hash: input.newHash,
+      table: owner.table,
+      userId: owner.userId,
+      sessionId,
+      email: null,
+      now: input.now,
+      expiresAt: input.expiresAt,
+    });
+    await this.#q.slideSession(r, sessionId, input.now, input.expiresAt);
     return { kind: 'rotated', session: { id: sessionId, ...owner } };
   }
 
@@ -133,23 +69,23 @@ export class SqlAuthStore implements AuthStore {
   }
 
   async findSession(r: SqlRunner, sessionId: string): Promise<SessionRecord | null> {
-    const row = await r.get(this.#q.findSession, [sessionId]);
+    const row = await this.#q.findSession(r, sessionId);
     return row === undefined ? null : toSession(row);
   }
 
   async revokeSession(r: SqlRunner, sessionId: string, now: number, reason: RevokeReason): Promise<boolean> {
-    return (await r.run(this.#q.revokeSession, [now, reason, sessionId])).changes > 0;
+    return (await this.#q.revokeSession(r, sessionId, now, reason)).changes > 0;
   }
 
   async revokeAllForUser(r: SqlRunner, owner: SessionOwner, now: number, reason: RevokeReason): Promise<string[]> {
-    const { changes } = await r.run(this.#q.revokeUser, [now, reason, owner.table, owner.userId]);
+    const { changes } = await this.#q.revokeUser(r, owner.table, owner.userId, now, reason);
     if (changes === 0) return [];
-    const rows = await r.all(this.#q.revokedUser, [owner.table, owner.userId, now, reason]);
+    const rows = await this.#q.revokedUser(r, owner.table, owner.userId, now, reason);
     return rows.map((row) => str(row.id));
   }
 
   async revokedSince(r: SqlRunner, sinceMs: number): Promise<RevokedSession[]> {
-    const rows = await r.all(this.#q.revokedSince, [sinceMs]);
+    const rows = await this.#q.revokedSince(r, sinceMs);
     return rows.map((row) => ({
       sessionId: str(row.sessionId),
       revokedAt: num(row.revokedAt),
@@ -157,13 +93,13 @@ export class SqlAuthStore implements AuthStore {
   }
 
   async createConfirmToken(r: SqlRunner, t: NewConfirmToken): Promise<void> {
-    await r.run(this.#q.insertToken, [t.id, t.kind, t.hash, t.table, t.userId, null, t.email, t.now, t.expiresAt]);
+    await this.#q.insertToken(r, { id: t.id, kind: t.kind, hash: t.hash, table: t.table, userId: t.userId, sessionId: null, email: t.email, now: t.now, expiresAt: t.expiresAt });
   }
 
   async consumeConfirmToken(r: SqlRunner, kind: ConfirmKind, hash: string, now: number): Promise<ConfirmRecord | null> {
-    const row = await r.get(this.#q.findConfirm, [hash, kind]);
+    const row = await this.#q.findConfirm(r, hash, kind);
     if (row === undefined) return null;
-    const won = await r.run(this.#q.useConfirm, [now, hash, kind, now]);
+    const won = await this.#q.useConfirm(r, hash, kind, now);
     if (won.changes !== 1) return null;
     const record: ConfirmRecord = {
       table: str(row.table),
@@ -171,19 +107,19 @@ export class SqlAuthStore implements AuthStore {
       email: strOrNull(row.email),
     };
     // An older reset link must not work after a newer one was used (and vice versa).
-    await r.run(this.#q.retireSiblings, [now, record.table, record.userId, kind]);
+    await this.#q.retireSiblings(r, record.table, record.userId, kind, now);
     return record;
   }
 
   async peekConfirmToken(r: SqlRunner, kind: ConfirmKind, hash: string, now: number): Promise<ConfirmRecord | null> {
-    const row = await r.get(this.#q.peekConfirm, [hash, kind, now]);
+    const row = await this.#q.peekConfirm(r, hash, kind, now);
     return row === undefined ? null : { table: str(row.table), userId: str(row.userId), email: strOrNull(row.email) };
   }
 
   async purgeExpired(r: SqlRunner, now: number, revokedBefore: number): Promise<number> {
-    let n = (await r.run(this.#q.purgeConfirm, [REFRESH, now])).changes;
-    n += (await r.run(this.#q.purgeRefresh, [revokedBefore, revokedBefore])).changes;
-    n += (await r.run(this.#q.purgeSessions, [revokedBefore, revokedBefore])).changes;
+    let n = (await this.#q.purgeExpiredTokens(r, REFRESH, now)).changes;
+    n += (await this.#q.purgeTokensOfEnded(r, revokedBefore)).changes;
+    n += (await this.#q.purgeEndedSessions(r, revokedBefore)).changes;
     return n;
   }
 }

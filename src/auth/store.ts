@@ -13,7 +13,8 @@ import type { RevokedSession } from './revocation.js';
 
 /** `magic`: a magic sign-in link (SPEC §8a); `changeEmail`: its `email` is the new address (§8). */
 export type ConfirmKind = 'verify' | 'reset' | 'magic' | 'changeEmail';
-export type RevokeReason = 'logout' | 'reuse' | 'reset' | 'user';
+/** Why sessions ended: `deleted` (the account row was deleted), `email` (an admin changed its email). */
+export type RevokeReason = 'logout' | 'reuse' | 'reset' | 'user' | 'deleted' | 'email';
 
 export interface SessionOwner {
   /** The auth table's name. */

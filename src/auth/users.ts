@@ -3,6 +3,7 @@ import type { CollectionModel, ColumnModel } from '../core/model.js';
 import type { Runtime } from '../core/runtime.js';
 import type { SqlRunner } from '../storage/driver.js';
 import { byColumnPlan, type Row } from '../storage/plan.js';
+import { findCredentials as credentialsOf } from '../storage/repos/users.js';
 import { selectRows, updateRowById } from '../storage/rows.js';
 
 export async function findUser(rt: Runtime, c: CollectionModel, column: 'id' | 'email', value: string, db: SqlRunner = rt.driver): Promise<Row | null> {
@@ -10,11 +11,8 @@ export async function findUser(rt: Runtime, c: CollectionModel, column: 'id' | '
 }
 
 /** The stored hash of a user found by email, with the user's id. */
-export async function findCredentials(rt: Runtime, c: CollectionModel, email: string): Promise<{ id: string; hash: unknown } | null> {
-  const d = rt.driver.dialect;
-  const sql = `SELECT ${d.quote('id')} AS id, ${d.quote('password')} AS hash FROM ${d.quote(c.name)} WHERE ${d.quote('email')} = ${d.param(1)}`;
-  const r = await rt.driver.get(sql, [email]);
-  return r ? { id: String(r.id), hash: r.hash } : null;
+export function findCredentials(rt: Runtime, c: CollectionModel, email: string): Promise<{ id: string; hash: unknown } | null> {
+  return credentialsOf(rt.driver, rt.driver.dialect, c, email);
 }
 
 /** Sets columns of one user inside a writer job, announcing the change to live queries. */

@@ -86,6 +86,7 @@ export function configFlags(args: Args, projectDir = projectDirOf(args)): Flags 
     database: flag(args, 'database'),
     redis: flag(args, 'redis'),
     storage: flag(args, 'storage'),
+    backup: flag(args, 'backup'),
   };
 }
 

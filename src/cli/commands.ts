@@ -3,6 +3,7 @@
  * (SPEC §1). A flag not listed for a command is refused (see args.ts).
  */
 import { checkDatabaseUrl, checkRedisUrl, checkStorageUrl } from '../core/config.js';
+import { checkBackupUrl } from '../core/backup-settings.js';
 import { checkWorkers } from '../server/workers.js';
 import type { Args, FlagSpec } from './args.js';
 
@@ -34,7 +35,10 @@ const STORAGE: FlagSpec = {
   help: 'where photos live: file:///path or s3://bucket/prefix, credentials from S3_* (STORAGE_URL; default: <data>/photos)',
   check: checkStorageUrl,
 };
-const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, WORKERS, STORAGE];
+const BACKUP: FlagSpec = { name: 'backup', value: 'URL', help: 'continuous backup to file:///abs/path or s3://bucket/prefix (BACKUP_URL; default: none)', check: (v) => checkBackupUrl(v) };
+const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, WORKERS, STORAGE, BACKUP];
+const FROM: FlagSpec = { name: 'from', value: 'URL', help: 'the backup destination (file:///abs/path or s3://bucket/prefix)', check: (v) => checkBackupUrl(v, '--from') };
+const AT: FlagSpec = { name: 'at', value: 'T', help: 'ISO-8601 time or epoch milliseconds (default: the latest)' };
 
 export interface Command {
   /** Command words, e.g. `migrate generate`. */
@@ -112,6 +116,36 @@ export const COMMANDS: readonly Command[] = [
       { name: 'to', value: 'URL', help: 'the new store: file:///absolute/path or s3://bucket/prefix (credentials from S3_*)', check: (v) => checkStorageUrl(v, '--to') },
     ],
     run: async (a) => (await import('./storage.js')).storage(a),
+  },
+  {
+    name: 'backup create',
+    summary: 'Take a snapshot of the database and photos now; prints its id.',
+    flags: [PROJECT, DATA, DATABASE, { name: 'to', value: 'URL', help: 'destination (default: BACKUP_URL or config backup.to)', check: (v) => checkBackupUrl(v, '--to') }],
+    run: async (a) => (await import('./backup.js')).backupCreate(a),
+  },
+  {
+    name: 'backup list',
+    summary: 'List snapshots and the restorable window.',
+    flags: [FROM, { name: 'json', help: 'print one JSON object' }],
+    run: async (a) => (await import('./backup.js')).backupList(a),
+  },
+  {
+    name: 'backup verify',
+    summary: 'Restore into a temporary folder, check integrity and photo checksums, print row counts.',
+    flags: [FROM, AT],
+    run: async (a) => (await import('./backup.js')).backupVerify(a),
+  },
+  {
+    name: 'restore',
+    summary: 'Write a data folder (or an empty PostgreSQL database) as it was at T.',
+    flags: [
+      FROM,
+      { name: 'data', value: 'DIR', help: 'the new data folder (must be absent or empty unless --force)' },
+      AT,
+      { name: 'force', help: 'replace a non-empty --data folder' },
+      { name: 'database', value: 'URL', help: 'restore a PostgreSQL backup into this empty database instead', check: checkDatabaseUrl },
+    ],
+    run: async (a) => (await import('./restore.js')).restore(a),
   },
   {
     name: 'openapi',

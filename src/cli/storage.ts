@@ -13,18 +13,18 @@ import { bucketTarget, folderTarget, FsBlobStore, migratePhotos, openPhotoStore,
 import { isS3Url, openS3 } from '../s3/index.js';
 import { openDatabase } from '../storage/open.js';
 import type { Driver } from '../storage/driver.js';
+import { photoIdsRepo } from '../storage/repos/photos.js';
 import { prepareSchema } from '../server/schema.js';
 import { flag, type Args } from './args.js';
 import { projectContext } from './project-context.js';
 
-/** The `_photos` ids in id order, a page at a time (keyset), so any number of photos fits. */
+/** The `_photos` ids in id order, a page at a time, so any number of photos fits in memory. */
 async function* photoIds(driver: Driver): AsyncGenerator<string> {
-  const d = driver.dialect;
-  const [t, id] = [d.quote('_photos'), d.quote('id')];
+  const repo = photoIdsRepo(driver.dialect);
   let after = '';
   for (;;) {
-    const page = await driver.all(`SELECT ${id} AS ${id} FROM ${t} WHERE ${id} > ${d.param(1)} ORDER BY ${id} LIMIT 500`, [after]);
-    for (const row of page) yield (after = String(row.id));
+    const page = await repo.idsAfter(driver, after, 500);
+    for (const id of page) yield (after = id);
     if (page.length < 500) return;
   }
 }

@@ -4,6 +4,7 @@
 import { resolve } from 'node:path';
 import type { Project } from '../define/project.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-size.js';
+import { resolveBackup, type BackupSettings } from './backup-settings.js';
 
 /** SPEC §2: request bodies past this many bytes are 413 unless the project sets `server.maxBodyBytes`. */
 const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -25,6 +26,8 @@ export interface AppConfig {
   readonly streamHeartbeatMs: number;
   readonly maxStreams: number;
   readonly maxStreamsPerIp: number;
+  /** Budget for everything live queries hold (docs/reference/configuration.md; default 256 MiB). */
+  readonly maxLiveMemoryBytes: number;
   /** `postgres://` or `postgresql://` URL (SPEC §1, §14); undefined: SQLite in the data folder. */
   readonly databaseUrl: string | undefined;
   /** `redis://` or `rediss://` URL (SPEC §1, §14); undefined: no Redis. */
@@ -36,6 +39,8 @@ export interface AppConfig {
   readonly storageUrl: string | undefined;
   /** Prefix of every Redis key and channel (`REDIS_PREFIX`; default `tablebase:<database name>:`). */
   readonly redisPrefix: string | undefined;
+  /** Continuous backup (`--backup`, BACKUP_URL, config `backup`); undefined: none. */
+  readonly backup: BackupSettings | undefined;
   /**
    * Whether change notices on Redis carry the committed rows (default) or ids only
    * (`REDIS_CHANGE_ROWS=off`: for a Redis that must not see row data; receivers then re-run the
@@ -58,6 +63,7 @@ export interface Flags {
   database?: string;
   redis?: string;
   storage?: string;
+  backup?: string;
 }
 
 const list = (s: string | undefined) =>
@@ -138,6 +144,7 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
     streamHeartbeatMs: Number(env.TABLEBASE_STREAM_HEARTBEAT_MS ?? s.streams?.heartbeatMs ?? 15_000),
     maxStreams: Number(env.TABLEBASE_MAX_STREAMS ?? s.streams?.maxOpen ?? 10_000),
     maxStreamsPerIp: Number(env.TABLEBASE_MAX_STREAMS_PER_IP ?? s.streams?.maxPerIp ?? 100),
+    maxLiveMemoryBytes: Number(env.TABLEBASE_MAX_LIVE_MEMORY_BYTES ?? s.maxLiveMemoryBytes ?? 256 * 1024 * 1024),
     databaseUrl: pickUrl(
       [
         ['--database', flags.database],
@@ -163,6 +170,7 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
       checkStorageUrl,
     ),
     redisPrefix: env.REDIS_PREFIX || undefined,
+    backup: resolveBackup(flags.backup, env, project.backup),
     redisChangeRows: env.REDIS_CHANGE_ROWS !== 'off',
   });
 }

@@ -87,8 +87,59 @@ export function badRequest(path: string, message: string): ApiError {
 export const forbidden = (): ApiError => new ApiError('FORBIDDEN');
 export const notFound = (message?: string): ApiError => new ApiError('NOT_FOUND', message);
 
-/** Maps anything thrown to an ApiError; unknown errors become a generic 500. */
+/**
+ * Maps anything thrown to an ApiError: infrastructure failures (a full disk, PostgreSQL down) are
+ * 503 UNAVAILABLE with Retry-After (core/infrastructure.ts); other unknown errors a generic 500.
+ */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  return new ApiError('INTERNAL', undefined, { cause: err });
+  return infrastructureError(err) ?? new ApiError('INTERNAL', undefined, { cause: err });
+}
+
+/*
+ * The one mapping of infrastructure failures to 503 UNAVAILABLE with Retry-After
+ * (docs/reference/errors.md): a full or failing disk (SQLite `SQLITE_FULL`/`SQLITE_IOERR*`, the
+ * file system's `ENOSPC`/`EDQUOT`/`EIO`, photos included) and an unreachable or overloaded
+ * PostgreSQL (connection classes 08, 53, 57P, refused/reset/timed-out sockets). Nothing about them
+ * is the client's fault, and retrying later works once the operator has acted, so they are never
+ * a 500. `toApiError` applies it to everything thrown, and the drivers' `mapError` start with it;
+ * `/health` reflects what it saw (core/health-state.ts).
+ */
+export type Infrastructure = 'disk' | 'database';
+
+export const INFRASTRUCTURE_RETRY_AFTER = '5';
+
+const DISK_CODES = new Set(['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'ENOSPC', 'EDQUOT', 'EIO', 'EROFS']);
+const DB_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/** Which piece of infrastructure failed, or undefined when `err` is something else. Follows `cause`. */
+export function infrastructureOf(err: unknown): Infrastructure | undefined {
+  for (let e = err, depth = 0; e !== null && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      if (DISK_CODES.has(code) || code.startsWith('SQLITE_IOERR')) return 'disk';
+      if (DB_SOCKET_CODES.has(code) || code.startsWith('08') || code.startsWith('53') || code.startsWith('57P')) return 'database';
+    }
+    // node-postgres: "Connection terminated unexpectedly", "timeout exceeded when trying to connect".
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && /^Connection terminated|timeout exceeded when trying to connect|Client was closed/.test(message)) return 'database';
+  }
+  return undefined;
+}
+
+/** A 503 that says which part is down, for `/health` and the logs. */
+export class InfrastructureError extends ApiError {
+  readonly infrastructure: Infrastructure;
+
+  constructor(infrastructure: Infrastructure, cause: unknown) {
+    const message = infrastructure === 'disk' ? 'The server cannot write to its storage right now; retry later' : 'The database is not reachable right now; retry later';
+    super('UNAVAILABLE', message, { headers: { 'Retry-After': INFRASTRUCTURE_RETRY_AFTER }, cause });
+    this.infrastructure = infrastructure;
+  }
+}
+
+export function infrastructureError(err: unknown): InfrastructureError | null {
+  if (err instanceof InfrastructureError) return err;
+  const kind = infrastructureOf(err);
+  return kind ? new InfrastructureError(kind, err) : null;
 }

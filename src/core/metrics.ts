@@ -8,6 +8,8 @@ export class Metrics {
   readonly startedAt = Date.now();
   total = 0;
   rateLimited = 0;
+  /** Requests their client abandoned (mid-body or before the answer): not server errors. */
+  aborted = 0;
   readonly byStatus = new Map<number, number>();
   readonly byRoute = new Map<string, number>();
   #latencies = new Float64Array(RING);
@@ -22,6 +24,13 @@ export class Metrics {
     this.#latencies[this.#at] = ms;
     this.#at = (this.#at + 1) % RING;
     if (this.#filled < RING) this.#filled++;
+  }
+
+  /** A request its client abandoned: counted apart, not in `byStatus` (no status reached anyone). */
+  recordAborted(route: string): void {
+    this.total++;
+    this.aborted++;
+    this.byRoute.set(route, (this.byRoute.get(route) ?? 0) + 1);
   }
 
   latency(): { p50: number; p95: number; p99: number } {

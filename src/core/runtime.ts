@@ -33,6 +33,15 @@ export interface PushSender {
   send(message: PushMessage, tx?: Tx): Promise<PushQueued>;
 }
 
+/**
+ * What the write executor tells the auth service about account rows (docs/reference/auth.md):
+ * a deleted auth row, or one whose email an admin or a hook changed, loses every session in the
+ * same transaction, wherever the write came from (/db, the dashboard, a hook).
+ */
+export interface AccountSessions {
+  revokeAll(tx: Tx, table: string, userId: string, reason: 'deleted' | 'email'): Promise<void>;
+}
+
 export interface Runtime {
   readonly model: ProjectModel;
   readonly driver: Driver;
@@ -45,6 +54,8 @@ export interface Runtime {
   tokens: TokenVerifier;
   email: EmailSender | undefined;
   push: PushSender | undefined;
+  /** Undefined in unit tests that build a runtime without auth. */
+  accounts?: AccountSessions;
 }
 
 /** Most additional mutations one request may cause through hook-queued work (SPEC §6). */

@@ -83,9 +83,9 @@ export function createDashboard(o: DashboardOptions & { census: LiveCensus }) {
         return s.runNow(name);
       },
     },
-    live: (): { open: number; queries: number; streams: StreamCount[] } => {
+    live: (): { open: number; queries: number; memoryBytes: number; streams: StreamCount[] } => {
       const stats = o.census.engine.stats();
-      return { open: stats.open, queries: stats.queries, streams: o.census.streams() };
+      return { open: stats.open, queries: stats.queries, memoryBytes: stats.memoryBytes, streams: o.census.streams() };
     },
     /** The bundled app; built on first call (createApp starts it at boot) and cached. */
     assets: (): Promise<DashboardAssets> => {

@@ -14,10 +14,11 @@ function fakeEngine(cap: number): LiveEngine & { released: number } {
         e.released++;
       };
     },
+    admit: () => {},
     onCommit: () => {},
     invalidate: () => {},
     version: 0,
-    stats: () => ({ open, queries: 1, runs: 0, matchEvaluations: 0, pending: 0 }),
+    stats: () => ({ open, queries: 1, runs: 0, matchEvaluations: 0, pending: 0, memoryBytes: 0 }),
     close: () => {},
   };
   return e;

@@ -40,6 +40,7 @@ export function liveCensus(inner: LiveEngine, others?: () => readonly { open: nu
         unsubscribe();
       };
     },
+    admit: (q) => inner.admit(q),
     onCommit: (changes) => inner.onCommit(changes),
     invalidate: (tables) => inner.invalidate(tables),
     get version() {

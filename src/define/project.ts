@@ -49,11 +49,29 @@ export interface EmailOptions {
   canSend?: (jwt: Jwt | null) => Verdict;
 }
 
+/** Continuous backup and point-in-time restore (docs/reference/backups.md). */
+export interface BackupOptions {
+  /** `file:///abs/path` or `s3://bucket/prefix` (BACKUP_URL and --backup override it). */
+  to?: string;
+  /** How often captured commits are shipped, in ms (default 1000). */
+  syncIntervalMs?: number;
+  /** Cron expression for periodic snapshots (default `0 3 * * *`). */
+  snapshotEvery?: string;
+  /** Snapshots and generations older than this many days are removed (default 7). */
+  retainDays?: number;
+}
+
 export interface ServerOptions {
   /** JSON body limit in bytes (default 1 MiB). */
   maxBodyBytes?: number;
   /** Largest list answer or stream payload in bytes; larger ones are 400 RESPONSE_TOO_LARGE (default 8 MiB, SPEC §4). */
   maxResponseBytes?: number;
+  /**
+   * Memory every live query and subscription may hold in all: unsent socket bytes, results being
+   * delivered, per-stream overhead (default 256 MiB). Past it a new stream is 503 UNAVAILABLE and a
+   * change ends the largest streams (docs/reference/live.md).
+   */
+  maxLiveMemoryBytes?: number;
   /** Pending writes before 503 WRITE_QUEUE_FULL (default 64). */
   maxPendingWrites?: number;
   /** IPs or CIDRs whose X-Forwarded-For is believed (default none). */
@@ -131,6 +149,8 @@ export interface ProjectSettings {
   email?: EmailOptions;
   auth?: AuthSettings;
   server?: ServerOptions;
+  /** Continuous backup (docs/reference/backups.md). */
+  backup?: BackupOptions;
   /** Push providers (SPEC §11b); `pushFromEnv(process.env)` reads the `PUSH_*` variables. */
   push?: PushOptions;
   /** What the OpenAPI document says about the API itself (SPEC §11). */

@@ -55,6 +55,10 @@ export interface PushOptions {
   retryBaseMs?: number;
   /** Devices one user may hold (default 100); registering more drops that user's least recently registered one. */
   maxDevicesPerUser?: number;
+  /** Deliveries that may wait for one user (default 1,000): past it `ctx.push.send` throws (429 uncaught). */
+  maxPendingPerUser?: number;
+  /** Deliveries that may wait in all (default 100,000). */
+  maxPending?: number;
   /** Rate limits of the device routes (SPEC §9; operations `push:register`, `push:list`, `push:unregister`). */
   policies?: { register?: PolicySetting; list?: PolicySetting; unregister?: PolicySetting };
   /** Where options came from, for start-up errors: `{'apns.key': 'PUSH_APNS_KEY_FILE'}`. */
@@ -95,6 +99,7 @@ export function pushFromEnv(env: Record<string, string | undefined>): PushOption
     if (env.PUSH_APNS_ENDPOINT) out.apns.endpoint = from('apns.endpoint', 'PUSH_APNS_ENDPOINT');
   }
   if (env.PUSH_RETRY_BASE_MS) out.retryBaseMs = Number(from('retryBaseMs', 'PUSH_RETRY_BASE_MS'));
+  if (env.PUSH_MAX_PENDING_PER_USER) out.maxPendingPerUser = Number(from('maxPendingPerUser', 'PUSH_MAX_PENDING_PER_USER'));
   if (env.PUSH_MAX_ATTEMPTS) out.maxAttempts = Number(from('maxAttempts', 'PUSH_MAX_ATTEMPTS'));
   return out;
 }

@@ -6,15 +6,16 @@ import { authColumns, column, Column, type ColumnMap, type ColumnSpec, type Crea
 import type { SignInInfo, SignInOptions } from './signin.js';
 import type { HookContext, Jwt, Rule, Schema, ServerContext, TablePolicies, UntypedRow, UntypedSchema, Update, Verdict, Where } from './types.js';
 
-export interface TableRules {
-  canCreate?: Rule;
-  canList?: Rule;
-  canView?: Rule;
-  canUpdate?: Rule;
-  canDelete?: Rule;
-  canCount?: Rule;
+/** Each rule gets the token and the operation (`where` typed by the row): see `RuleOperation`. */
+export interface TableRules<R = UntypedRow> {
+  canCreate?: Rule<R>;
+  canList?: Rule<R>;
+  canView?: Rule<R>;
+  canUpdate?: Rule<R>;
+  canDelete?: Rule<R>;
+  canCount?: Rule<R>;
   /** Custom operations: a name is registered by having a rule here (SPEC §13.7). */
-  custom?: Record<string, Rule>;
+  custom?: Record<string, Rule<R>>;
   /** `false` skips the row filter after a successful table-access check (seed, pipeline rule 4). */
   requiresPerRowCheck?: boolean;
 }
@@ -67,7 +68,7 @@ export interface TableOptions<C extends ColumnMap> {
   prefix: string;
   columns: C;
   indexes?: IndexSpec<keyof C & string>[];
-  rules?: TableRules;
+  rules?: TableRules<RowOf<C>>;
   rowRules?: RowRules<RowOf<C>>;
   operations?: Record<string, CustomHandler<RowOf<C>>>;
   hooks?: TableHooks<RowOf<C>, CreateOf<C>>;

@@ -15,8 +15,27 @@ export interface Jwt {
   [claim: string]: unknown;
 }
 
-/** A rule answers a boolean, or a promise of one. Unset means deny. */
-export type Rule = (jwt: Jwt | null) => boolean | Promise<boolean>;
+/**
+ * What a table rule is asked to allow (docs/reference/rules-and-hooks.md). `where` is the filter as
+ * the client sent it, before it is checked: top-level keys are ANDed, so a rule may require one
+ * (`op.where?.ownerId?.eq === jwt?.userId`) to keep counts and list 403s from telling anything
+ * about other users' rows; anything else in it only narrows further. Undefined when the body has
+ * none (create) or it is not an object.
+ */
+export interface RuleOperation<R = UntypedRow> {
+  readonly op: 'get' | 'list' | 'count' | 'create' | 'createMany' | 'update' | 'updateMany' | 'delete' | 'deleteMany' | 'custom' | 'customMany' | 'streamOne' | 'streamList' | 'streamCount';
+  readonly table: string;
+  readonly where: Where<R> | undefined;
+  /** The custom operation's name, for custom and customMany. */
+  readonly custom?: string;
+}
+
+/**
+ * A rule answers a boolean, or a promise of one. Unset means deny. A rule of the token alone
+ * (`(jwt) => …`) is cached per token; one that declares the operation (`(jwt, op) => …`) runs on
+ * every request. Method form: checked bivariantly, so a typed table's rules fit any table.
+ */
+export type Rule<R = UntypedRow> = { rule(jwt: Jwt | null, op: RuleOperation<R>): boolean | Promise<boolean> }['rule'];
 export type Verdict = boolean | Promise<boolean>;
 
 type Item<T> = T extends readonly (infer I)[] ? I : never;

@@ -93,7 +93,7 @@ export function checkMessage(input: unknown): CheckedMessage {
     result = {
       kind: 'template',
       to,
-      template: String(input.template),
+      template: typeof input.template === 'string' ? input.template : '', // a bad one is already in `details`
       variables: isPlainObject(input.variables) ? input.variables : {},
       ...(subject !== undefined ? { subject } : {}),
     };

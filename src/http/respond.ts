@@ -50,5 +50,7 @@ export function sendError(res: ServerResponse, err: ApiError, bodyDone?: Promise
     res.destroy();
     return;
   }
-  sendJson(res, err.status, JSON.stringify(err.toJSON()), err.headers, bodyDone);
+  // Every 503 says when to come back (docs/reference/errors.md), whoever raised it.
+  const headers = err.status === 503 && err.headers?.['Retry-After'] === undefined ? { ...err.headers, 'Retry-After': '5' } : err.headers;
+  sendJson(res, err.status, JSON.stringify(err.toJSON()), headers, bodyDone);
 }

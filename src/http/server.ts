@@ -6,7 +6,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Metrics } from '../core/metrics.js';
-import { ApiError, toApiError } from '../core/errors.js';
+import { ApiError, InfrastructureError, toApiError } from '../core/errors.js';
 import { logRequest, type Logger } from '../core/logger.js';
 import { applyCors } from './cors.js';
 import { runRoute } from './lifecycle.js';
@@ -57,6 +57,7 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
   res.setHeader('x-request-id', requestId);
   let route = 'unmatched';
   let ip = '';
+  let aborted = false;
   let counted = true;
   try {
     if (applyCors(app.corsOrigins, req, res)) return;
@@ -71,20 +72,38 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
     if (m.route.serverWide && app.gather) await app.gather();
     await runRoute(m.route, { req, res, services: app.services, path, search, params: m.params, ip, requestId }, app.services);
   } catch (err) {
+    if (clientGone(req, res)) {
+      // The client left mid-body or before the answer: nobody to answer, nothing the server did wrong.
+      aborted = true;
+      app.log.info({ requestId, route, reason: (err as { code?: unknown; message?: unknown })?.code ?? (err as Error)?.message }, 'request aborted by the client');
+      return;
+    }
     const e = toApiError(err);
+    if (e instanceof InfrastructureError) {
+      // A full disk or an unreachable database: the operator must act; /health says so until then.
+      app.services.health.fail(e.infrastructure);
+      app.log.warn({ err: e.cause ?? err, requestId, route, infrastructure: e.infrastructure }, 'request failed: infrastructure unavailable');
+    }
     // A full write queue is backpressure working as intended (SPEC §6), not a server fault.
-    if (e.status >= 500 && e.code !== 'WRITE_QUEUE_FULL') app.log.error({ err: e.cause ?? err, requestId, route }, 'request failed');
+    else if (e.status >= 500 && e.code !== 'WRITE_QUEUE_FULL') app.log.error({ err: e.cause ?? err, requestId, route }, 'request failed');
     // An unread body is discarded (bounded) before the response ends, so the client gets the answer.
     sendError(res, e, bodyPending(req) ? drainRest(req) : undefined);
   } finally {
-    if (counted) record(app, req, path, route, res.statusCode, performance.now() - start, requestId, ip);
+    if (counted) record(app, req, path, route, res.statusCode, performance.now() - start, requestId, ip, aborted || (!res.writableFinished && !res.headersSent && clientGone(req, res)));
   }
 }
 
-function record(app: ServerDeps, req: IncomingMessage, path: string, route: string, status: number, ms: number, requestId: string, ip: string): void {
-  app.metrics.record(route, status, ms);
+function record(app: ServerDeps, req: IncomingMessage, path: string, route: string, status: number, ms: number, requestId: string, ip: string, aborted: boolean): void {
+  if (aborted) app.metrics.recordAborted(route);
+  else app.metrics.record(route, status, ms);
   app.observe?.(req.method ?? 'GET', route, status, ms, requestId, ip);
   logRequest(app.log, { method: req.method ?? 'GET', path, route, status, ms, requestId });
+}
+
+/** The client is gone: its socket closed, or it aborted the request before its body ended. */
+function clientGone(req: IncomingMessage, res: ServerResponse): boolean {
+  if (res.writableFinished) return false;
+  return req.socket.destroyed || (req.readableAborted && !req.complete);
 }
 
 export function createServer(app: ServerDeps): Server {

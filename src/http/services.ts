@@ -3,10 +3,12 @@
  * behind its own interface. Handlers never see the whole app (no listen/close, no router) and
  * never the node:http objects; a new family adds its service here (e.g. `push`).
  */
+import type { BackupService } from '../backup/index.js';
 import type { AuthFlows } from '../auth/flows.js';
 import type { AuthServices } from '../auth/index.js';
 import type { OAuthService } from '../auth/oauth/flow.js';
 import type { Cluster } from '../cluster/index.js';
+import type { HealthState } from '../core/health-state.js';
 import type { StreamCaps } from '../cluster/types.js';
 import type { Metrics } from '../core/metrics.js';
 import type { Runtime } from '../core/runtime.js';
@@ -38,6 +40,8 @@ export interface Services {
   /** Server-wide stream caps when several processes serve (workers); undefined: the engine's own. */
   readonly streamCaps?: StreamCaps;
   readonly metrics: Metrics;
+  /** Infrastructure failures seen by requests: a full disk keeps /health at 503 until it takes writes. */
+  readonly health: HealthState;
   /** Whether this node's Redis answers (health, SPEC §14). */
   readonly cluster: Pick<Cluster, 'redis'> & { readonly ready?: () => boolean };
   readonly cron: CronStatus | undefined;
@@ -48,4 +52,6 @@ export interface Services {
   readonly openapi: { readonly json: string; readonly yaml: string };
   /** OAuth / OpenID Connect sign-in (SPEC §8a). */
   readonly oauth: OAuthService;
+  /** Continuous backup (docs/reference/backups.md); undefined without a destination. */
+  readonly backup: BackupService | undefined;
 }

@@ -247,7 +247,7 @@ describe('live engine: joining, caps and leaving', () => {
       c.unsubscribe();
       c.unsubscribe();
     }
-    expect(engine.stats()).toEqual({ open: 0, queries: 0, runs: 0, matchEvaluations: 0, pending: 0 });
+    expect(engine.stats()).toEqual({ open: 0, queries: 0, runs: 0, matchEvaluations: 0, pending: 0, memoryBytes: 0 });
     db.apply(insert(task({ ownerId: 'a', priority: 5 })));
     await settle(engine);
     expect(db.runs).toBe(0);

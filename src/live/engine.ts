@@ -12,6 +12,7 @@ import { ApiError, toApiError } from '../core/errors.js';
 import type { Change } from '../storage/changes.js';
 import { ChangeIndex } from './change-index.js';
 import { matches } from './match.js';
+import { DEFAULT_MAX_LIVE_MEMORY_BYTES, LiveMemory, STREAM_OVERHEAD_BYTES, fingerprint } from './memory.js';
 import { queryKey } from './query-key.js';
 import { SharedQuery, type Delivery, type Subscription } from './shared-query.js';
 import { serializePayload, type LiveEngine, type LiveEngineOptions, type LiveLogger, type LiveQuery, type LiveStats, type RunQuery, type Subscriber } from './types.js';
@@ -19,6 +20,8 @@ import { serializePayload, type LiveEngine, type LiveEngineOptions, type LiveLog
 export type { LiveEngine, LiveEngineOptions } from './types.js';
 
 const noopLog: LiveLogger = { error: () => {}, warn: () => {} };
+
+const memoryFull = () => new ApiError('UNAVAILABLE', 'The server holds too much live-query data right now; retry later', { headers: { 'Retry-After': '5' } });
 
 class Engine implements LiveEngine {
   #run: RunQuery;
@@ -40,8 +43,10 @@ class Engine implements LiveEngine {
   #runs = 0;
   #matchEvaluations = 0;
   #closed = false;
+  #memory: LiveMemory;
 
   constructor(o: LiveEngineOptions) {
+    this.#memory = new LiveMemory(o.maxMemoryBytes ?? DEFAULT_MAX_LIVE_MEMORY_BYTES);
     this.#run = o.run;
     this.#log = o.log ?? noopLog;
     this.#maxOpen = o.maxOpen ?? 10_000;
@@ -56,6 +61,25 @@ class Engine implements LiveEngine {
     return this.#version;
   }
 
+  admit(q: LiveQuery): void {
+    if (this.#closed) throw new ApiError('UNAVAILABLE', 'The server is shutting down');
+    if (!this.#fits(STREAM_OVERHEAD_BYTES + this.#expectedBytes(q))) throw memoryFull();
+  }
+
+  /**
+   * How large `q`'s first payload is likely to be: its own last payload when it is open, else the
+   * largest open payload over the same collection. Paid only past half the budget (O(queries)):
+   * below it any one payload fits, since payloads are capped well under the budget.
+   */
+  #expectedBytes(q: LiveQuery): number {
+    const same = this.#queries.get(queryKey(q));
+    if (same) return same.bytes;
+    if (this.#memory.used < this.#memory.max / 2) return 0;
+    let most = 0;
+    for (const other of this.#queries.values()) if (other.collection === q.plan.collection && other.bytes > most) most = other.bytes;
+    return most;
+  }
+
   subscribe(q: LiveQuery, s: Subscriber, ip: string): () => void {
     if (this.#closed) throw new ApiError('UNAVAILABLE', 'The server is shutting down');
     const fromIp = this.#perIp.get(ip) ?? 0;
@@ -63,6 +87,10 @@ class Engine implements LiveEngine {
       throw new ApiError('RATE_LIMITED', 'Too many open streams', { headers: { 'Retry-After': '1' } });
     }
     const json = s.initialJson ?? serializePayload(s.initial);
+    // The first payload is about to wait on the new socket: refuse before anything starts.
+    const need = STREAM_OVERHEAD_BYTES + json.length;
+    if (!this.#fits(need)) throw memoryFull();
+    const print = fingerprint(json);
     const key = queryKey(q);
     let query = this.#queries.get(key);
     let verify: boolean;
@@ -75,9 +103,10 @@ class Engine implements LiveEngine {
       verify = s.since === undefined || this.#changedSince(q, s.since);
     } else {
       // A clean, idle query holds the result of every announced commit: equal means current.
-      verify = query.running || json !== query.json;
+      verify = query.running || print !== query.print;
     }
-    const sub = query.add(s, ip, json);
+    const sub = query.add(s, ip, print, json.length);
+    this.#memory.set(sub, need);
     this.#open++;
     this.#perIp.set(ip, fromIp + 1);
     if (verify) this.#markDirty(query);
@@ -92,6 +121,7 @@ class Engine implements LiveEngine {
 
   #unsubscribe(query: SharedQuery, sub: Subscription): void {
     if (!query.remove(sub)) return;
+    this.#memory.release(sub);
     this.#open--;
     const n = (this.#perIp.get(sub.ip) ?? 1) - 1;
     if (n > 0) this.#perIp.set(sub.ip, n);
@@ -120,7 +150,43 @@ class Engine implements LiveEngine {
       this.#log.warn({ err }, 'live stream push() threw; closing the stream');
       this.#unsubscribe(query, sub);
     },
+    room: (sub, bytes) => this.#makeRoom(sub, bytes),
+    pushed: (sub) => this.#memory.update(sub),
   };
+
+  /** Every open subscription with its query. */
+  *#subscriptions(): Generator<[SharedQuery, Subscription]> {
+    for (const q of this.#queries.values()) for (const sub of q.subscriptions()) yield [q, sub];
+  }
+
+  /** Does `bytes` more fit the budget? The cheap bound first, the exact count when it says no. */
+  #fits(bytes: number): boolean {
+    if (this.#memory.fits(bytes)) return true;
+    this.#memory.refresh(this.#subscriptionsOnly());
+    return this.#memory.fits(bytes);
+  }
+
+  *#subscriptionsOnly(): Generator<Subscription> {
+    for (const [, sub] of this.#subscriptions()) yield sub;
+  }
+
+  /**
+   * Pushing `bytes` to `sub` must fit the budget: past it, the streams holding the most end with
+   * one 503 error payload (largest first) until it fits — possibly `sub` itself (false).
+   */
+  #makeRoom(sub: Subscription, bytes: number): boolean {
+    if (this.#fits(bytes)) return true;
+    const victims = [...this.#subscriptions()].sort((a, b) => b[1].held + b[1].lastBytes - (a[1].held + a[1].lastBytes));
+    const err = new ApiError('UNAVAILABLE', 'The server holds too much live-query data; this stream was ended, reopen it later', { headers: { 'Retry-After': '5' } });
+    let ended = 0;
+    for (const [q, victim] of victims) {
+      if (this.#memory.fits(bytes)) break;
+      this.#deliveryHooks.fail(q, victim, err);
+      ended++;
+    }
+    if (ended > 0) this.#log.warn({ ended, usedBytes: this.#memory.used, maxBytes: this.#memory.max }, 'live memory budget full: ended the largest streams');
+    return !sub.closed && this.#memory.fits(bytes);
+  }
 
   onCommit(changes: readonly Change[]): void {
     if (this.#closed) return;
@@ -201,6 +267,9 @@ class Engine implements LiveEngine {
     this.#scheduled = false;
     for (const q of this.#pending) {
       if (this.#active >= this.#maxConcurrent) return; // `#finish` flushes again
+      // A run holds its result and its serialized payload until delivered (about twice the last
+      // payload): while they would not fit, runs wait for those in flight (one always may run).
+      if (this.#active > 0 && !this.#fits(2 * q.bytes)) return;
       this.#pending.delete(q);
       if (q.closed || q.running) continue;
       if (q.dirty) void this.#execute(q);
@@ -210,6 +279,8 @@ class Engine implements LiveEngine {
 
   async #execute(q: SharedQuery): Promise<void> {
     this.#begin(q);
+    let reserved = 2 * q.bytes;
+    this.#memory.reserve(reserved);
     q.dirty = false;
     q.deltaPending = false;
     q.reading = true;
@@ -219,6 +290,7 @@ class Engine implements LiveEngine {
       data = await this.#run(q.q);
     } catch (err) {
       q.reading = false;
+      this.#memory.unreserve(reserved);
       this.#failQuery(q, err);
       this.#finish(q);
       return;
@@ -227,9 +299,14 @@ class Engine implements LiveEngine {
     try {
       if (!q.closed) {
         if (this.#incrementalCount && q.q.kind === 'count') q.count = typeof data === 'number' && !q.dirty ? data : null;
-        await q.deliver(data, serializePayload(data));
+        const json = serializePayload(data);
+        this.#memory.unreserve(reserved);
+        reserved = 2 * json.length;
+        this.#memory.reserve(reserved);
+        await q.deliver(data, json);
       }
     } finally {
+      this.#memory.unreserve(reserved);
       this.#finish(q);
     }
   }
@@ -270,7 +347,7 @@ class Engine implements LiveEngine {
   stats(): LiveStats {
     // A running query is never in #pending (#enqueue skips it; #flush removes before running).
     const pending = this.#pending.size + this.#active;
-    return { open: this.#open, queries: this.#queries.size, runs: this.#runs, matchEvaluations: this.#matchEvaluations, pending };
+    return { open: this.#open, queries: this.#queries.size, runs: this.#runs, matchEvaluations: this.#matchEvaluations, pending, memoryBytes: this.#memory.used };
   }
 
   close(): void {

@@ -1,22 +1,24 @@
 /**
- * One query shared by every stream that asked for it (same `queryKey`), with its last payload.
- * A new result is serialized once and the same string goes to every subscriber; a subscriber is
- * pushed only a payload that differs from the last one it got (SPEC §7: identical consecutive
- * results are not pushed again).
+ * One query shared by every stream that asked for it (same `queryKey`), with the fingerprint of
+ * its last payload — not the payload: hundreds of queries over large rows would otherwise hold
+ * hundreds of megabytes between changes (src/live/memory.ts). A new result is serialized once and
+ * the same string goes to every subscriber; a subscriber is pushed only a payload that differs
+ * from the last one it got (SPEC §7: identical consecutive results are not pushed again).
  */
 import { toApiError, type ApiError } from '../core/errors.js';
 import type { CollectionModel } from '../core/model.js';
 import type { WhereNode } from '../storage/plan.js';
 import { chooseIndex, type IndexChoice, type Indexed } from './change-index.js';
+import { fingerprint, type Metered } from './memory.js';
 import type { LiveQuery, Subscriber } from './types.js';
 
-export interface Subscription {
+export interface Subscription extends Metered {
   readonly subscriber: Subscriber;
   readonly ip: string;
   /** `version` of the query's payload this stream last got, or -1 when it got another one. */
   sent: number;
-  /** The payload it last got (a reference to the query's string when they agree). */
-  sentJson: string;
+  /** Fingerprint of the payload it last got (the query's string when they agree). */
+  sentPrint: string;
   /** Runs numbered below this started before the stream joined; their results may be older than its first payload. */
   minRun: number;
   closed: boolean;
@@ -26,6 +28,10 @@ export interface Subscription {
 export interface Delivery {
   fail(query: SharedQuery, sub: Subscription, err: ApiError): void;
   pushError(query: SharedQuery, sub: Subscription, err: unknown): void;
+  /** Makes room in the memory budget for pushing `bytes` to `sub`; false when `sub` was ended for it. */
+  room(sub: Subscription, bytes: number): boolean;
+  /** After a push: count what `sub` now holds. */
+  pushed(sub: Subscription): void;
 }
 
 export class SharedQuery implements Indexed {
@@ -37,8 +43,10 @@ export class SharedQuery implements Indexed {
   readonly choice: IndexChoice | null;
   /** Stamp of the last change that offered this query, so one change tests it once. */
   visit = 0;
-  /** Last serialized payload `{"data": …}` and its version (bumped when the text changes). */
-  json: string;
+  /** Fingerprint of the last serialized payload `{"data": …}` and its version (bumped when it changes). */
+  print: string;
+  /** Length of the last payload: what its next run is expected to cost. */
+  bytes: number;
   version = 0;
   /** A change may have altered the result: run again. */
   dirty = false;
@@ -61,7 +69,8 @@ export class SharedQuery implements Indexed {
     this.collection = q.plan.collection;
     this.where = q.plan.where;
     this.choice = this.collection.kind === 'table' ? chooseIndex(this.where) : null;
-    this.json = json;
+    this.print = fingerprint(json);
+    this.bytes = json.length;
     this.#delivery = delivery;
   }
 
@@ -74,16 +83,18 @@ export class SharedQuery implements Indexed {
     return [...this.#subs];
   }
 
-  /** `json`: the payload the stream was first sent. */
-  add(subscriber: Subscriber, ip: string, json: string): Subscription {
-    const current = json === this.json;
+  /** `print`: fingerprint of the payload the stream was first sent, `bytes` its length. */
+  add(subscriber: Subscriber, ip: string, print: string, bytes: number): Subscription {
+    const current = print === this.print;
     const sub: Subscription = {
       subscriber,
       ip,
       sent: current ? this.version : -1,
-      sentJson: current ? this.json : json,
+      sentPrint: current ? this.print : print,
       minRun: this.running ? this.runId + 1 : 0,
       closed: false,
+      held: 0,
+      lastBytes: bytes,
     };
     this.#subs.add(sub);
     return sub;
@@ -104,14 +115,16 @@ export class SharedQuery implements Indexed {
    */
   async deliver(data: unknown, json: string): Promise<void> {
     const previous = this.version;
-    if (json !== this.json) {
-      this.json = json;
+    const print = fingerprint(json);
+    this.bytes = json.length;
+    if (print !== this.print) {
+      this.print = print;
       this.version++;
     }
     let waits: Promise<void>[] | undefined;
     for (const sub of this.subscriptions()) {
       if (sub.closed || sub.minRun > this.runId) continue;
-      const stale = !this.#current(sub, json, previous);
+      const stale = !this.#current(sub, print, previous);
       const check = sub.subscriber.check;
       if (!check) {
         if (stale) this.#push(sub, json);
@@ -138,23 +151,27 @@ export class SharedQuery implements Indexed {
     if (waits) await Promise.all(waits);
   }
 
-  /** Does the stream already hold `json`? Versions answer without comparing text in the common cases. */
-  #current(sub: Subscription, json: string, previous: number): boolean {
+  /** Does the stream already hold `print`? Versions answer without comparing in the common cases. */
+  #current(sub: Subscription, print: string, previous: number): boolean {
     if (sub.sent === this.version) return true;
-    if (sub.sent === previous && sub.sent !== -1) return false; // it holds the text just replaced
-    if (sub.sentJson !== json) return false;
+    if (sub.sent === previous && sub.sent !== -1) return false; // it holds the payload just replaced
+    if (sub.sentPrint !== print) return false;
     sub.sent = this.version;
-    sub.sentJson = this.json;
+    sub.sentPrint = this.print;
     return true;
   }
 
   #push(sub: Subscription, json: string): void {
+    if (!this.#delivery.room(sub, json.length)) return;
     sub.sent = this.version;
-    sub.sentJson = json;
+    sub.sentPrint = this.print;
+    sub.lastBytes = json.length;
     try {
       sub.subscriber.push(json);
     } catch (err) {
       this.#delivery.pushError(this, sub, err);
+      return;
     }
+    this.#delivery.pushed(sub);
   }
 }

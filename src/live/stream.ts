@@ -5,6 +5,7 @@
  * before `subscribe` succeeds), starts the response, sends the first payload and ties the
  * stream's end to its unsubscribe.
  */
+import type { ApiError } from '../core/errors.js';
 import type { Sink } from '../core/sink.js';
 import type { LiveEngine } from './engine.js';
 import { negotiateFormat, openStream, type StreamOptions, type StreamSink } from './transport.js';
@@ -27,23 +28,54 @@ export interface LiveStreamRequest extends Omit<StreamOptions, 'format'> {
 }
 
 /**
- * Throws ApiError RATE_LIMITED (cap reached) or UNAVAILABLE (engine closed) before the response
- * starts; otherwise the response belongs to the stream and the returned sink ends it.
+ * The engine's view of one HTTP stream. A class rather than an object of closures: closures made
+ * in `startLiveStream` would share its scope and keep the first payload (data and text, up to
+ * maxResponseBytes each) alive as long as the stream, outside the live memory budget. The first
+ * payload is dropped as soon as it is written.
+ */
+class SinkSubscriber implements Subscriber {
+  initial: unknown;
+  initialJson: string | undefined;
+  readonly since?: number;
+  readonly check?: Subscriber['check'];
+  sink: StreamSink | undefined;
+  readonly #firstBytes: number;
+
+  constructor(initial: unknown, since: number | undefined, check: Subscriber['check'] | undefined) {
+    this.initial = initial;
+    this.initialJson = serializePayload(initial);
+    this.#firstBytes = this.initialJson.length;
+    if (since !== undefined) this.since = since;
+    if (check) this.check = check;
+  }
+
+  push(json: string): void {
+    this.sink?.send(json);
+  }
+
+  buffered(): number {
+    return this.sink ? this.sink.bufferedBytes : this.#firstBytes;
+  }
+
+  fail(err: ApiError): void {
+    this.sink?.error(JSON.stringify(err.toJSON()));
+  }
+
+  end(): void {
+    this.sink?.close();
+  }
+}
+
+/**
+ * Throws ApiError RATE_LIMITED (cap reached) or UNAVAILABLE (engine closed, live memory budget
+ * full) before the response starts; otherwise the response belongs to the stream and the
+ * returned sink ends it.
  */
 export function startLiveStream(engine: LiveEngine, out: Sink, r: LiveStreamRequest): StreamSink {
-  const initialJson = serializePayload(r.initial);
   // The engine never calls a subscriber from inside subscribe, so `sink` is set before use.
-  let sink: StreamSink | undefined;
-  const subscriber: Subscriber = {
-    initial: r.initial,
-    initialJson,
-    ...(r.since !== undefined ? { since: r.since } : {}),
-    ...(r.check ? { check: r.check } : {}),
-    push: (json) => sink?.send(json),
-    fail: (err) => sink?.error(JSON.stringify(err.toJSON())),
-    end: () => sink?.close(),
-  };
+  const subscriber = new SinkSubscriber(r.initial, r.since, r.check);
   const unsubscribe = engine.subscribe(r.query, subscriber, r.ip);
+  let sink: StreamSink;
   try {
     sink = openStream(out, {
       format: r.format ?? negotiateFormat(r.accept),
@@ -54,7 +86,10 @@ export function startLiveStream(engine: LiveEngine, out: Sink, r: LiveStreamRequ
     unsubscribe();
     throw err;
   }
-  sink.send(initialJson);
+  subscriber.sink = sink;
+  sink.send(subscriber.initialJson!);
+  subscriber.initial = undefined;
+  subscriber.initialJson = undefined;
   sink.onClose(unsubscribe);
   return sink;
 }

@@ -36,6 +36,11 @@ export interface Subscriber {
   /** Receives the serialized payload `{"data": …}`; the same string is shared by every subscriber. */
   push(payloadJson: string): void;
   /**
+   * Bytes written but not yet sent on this subscriber's socket, counted against the live memory
+   * budget (src/live/memory.ts). Absent: the last payload pushed is counted as still waiting.
+   */
+  buffered?(): number;
+  /**
    * The pipeline's per-change checks (SPEC §7: token expiry, row filter) on the new data. An
    * error makes the engine unsubscribe this stream and call `fail`.
    */
@@ -63,6 +68,8 @@ export interface LiveStats {
   readonly matchEvaluations: number;
   /** Queries dirty or running right now. */
   readonly pending: number;
+  /** Bytes counted against the live memory budget (an upper bound between refreshes). */
+  readonly memoryBytes: number;
 }
 
 /** The envelope of the non-streaming route (SPEC §7), serialized once per result. */
@@ -77,6 +84,12 @@ export interface LiveEngineOptions {
   maxOpen?: number;
   /** Per-IP cap on open streams (default 100). */
   maxPerIp?: number;
+  /**
+   * Budget for everything live queries hold: unsent socket bytes, per-stream overhead, results
+   * being delivered (default 256 MiB; docs/reference/configuration.md `maxLiveMemoryBytes`).
+   * A subscribe past it is 503 UNAVAILABLE; a change past it ends the largest streams.
+   */
+  maxMemoryBytes?: number;
   /** Queries re-running at once (default 32); the rest wait their turn in the flush. */
   maxConcurrentRuns?: number;
   /**
@@ -91,9 +104,16 @@ export interface LiveEngineOptions {
 export interface LiveEngine {
   /**
    * Registers an open stream; returns its idempotent unsubscribe. Throws ApiError RATE_LIMITED
-   * over the server-wide or per-IP cap (SPEC §7, §13.11), before anything is registered.
+   * over the server-wide or per-IP cap (SPEC §7, §13.11), or UNAVAILABLE (with Retry-After) when
+   * its first payload would pass the live memory budget, before anything is registered.
    */
   subscribe(q: LiveQuery, subscriber: Subscriber, ip: string): () => void;
+  /**
+   * Throws UNAVAILABLE (Retry-After) when the live memory budget is already too full for another
+   * stream of `q`: call it before running the first query, so a flood of refused streams costs
+   * no reads. `subscribe` checks again with the actual first payload.
+   */
+  admit(q: LiveQuery): void;
   /** The writer's commit listener. */
   onCommit(changes: readonly Change[]): void;
   /**

@@ -14,48 +14,32 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Driver } from '../storage/driver.js';
+import { blobsRepo, type BlobsRepo } from '../storage/repos/blobs.js';
 import { FsBlobStore, type BlobStat } from './blob-store.js';
 
 const PART_BYTES = 256 * 1024;
-export const BLOBS_TABLE = '_blobs';
-
-/** The table, created once per database (under the migration lock, so nodes never race). */
-export async function prepareBlobTable(driver: Driver): Promise<void> {
-  const q = driver.dialect.quote;
-  const bytes = driver.dialect.name === 'postgres' ? 'BYTEA' : 'BLOB';
-  await driver.exclusive('tablebase:migrations', () =>
-    driver.run(`CREATE TABLE IF NOT EXISTS ${q(BLOBS_TABLE)} (${q('key')} TEXT NOT NULL, ${q('part')} INTEGER NOT NULL, ${q('bytes')} ${bytes} NOT NULL, PRIMARY KEY (${q('key')}, ${q('part')}))`),
-  );
-}
+export { BLOBS_TABLE, prepareBlobTable } from '../storage/repos/blobs.js';
 
 export class DbBlobStore extends FsBlobStore {
   readonly #db: Driver;
   readonly #fetching = new Map<string, Promise<boolean>>();
-  readonly #sql: { insert: string; part: string; exists: string; remove: string };
+  readonly #sql: BlobsRepo;
 
   constructor(rootDir: string, driver: Driver) {
     super(rootDir);
     this.#db = driver;
-    const d = driver.dialect;
-    const [t, k, p, b] = [d.quote(BLOBS_TABLE), d.quote('key'), d.quote('part'), d.quote('bytes')];
-    this.#sql = {
-      insert: `INSERT INTO ${t} (${k}, ${p}, ${b}) VALUES (${d.param(1)}, ${d.param(2)}, ${d.param(3)})`,
-      part: `SELECT ${b} AS ${b} FROM ${t} WHERE ${k} = ${d.param(1)} AND ${p} = ${d.param(2)}`,
-      exists: `SELECT 1 AS ${d.quote('one')} FROM ${t} WHERE ${k} = ${d.param(1)} AND ${p} = 0`,
-      // Keys are photo ids ([0-9a-z_]) and `/`: the LIKE pattern has no wildcard of the client's.
-      remove: `DELETE FROM ${t} WHERE ${k} = ${d.param(1)} OR ${k} LIKE ${d.param(2)}`,
-    };
+    this.#sql = blobsRepo(driver.dialect);
   }
 
   /** Copies a file into the database, one part at a time, in one transaction. */
   async #save(key: string, file: string): Promise<void> {
     await this.#db.transaction(async (tx) => {
-      await tx.run(this.#sql.remove, [key, `${key}/%`]);
+      await this.#sql.remove(tx, key);
       let part = 0;
       for await (const chunk of createReadStream(file, { highWaterMark: PART_BYTES })) {
-        await tx.run(this.#sql.insert, [key, part++, chunk as Buffer]);
+        await this.#sql.insertPart(tx, key, part++, chunk as Buffer);
       }
-      if (part === 0) await tx.run(this.#sql.insert, [key, 0, Buffer.alloc(0)]);
+      if (part === 0) await this.#sql.insertPart(tx, key, 0, Buffer.alloc(0));
     });
   }
 
@@ -64,12 +48,12 @@ export class DbBlobStore extends FsBlobStore {
     let pending = this.#fetching.get(key);
     if (!pending) {
       pending = (async () => {
-        if (!(await this.#db.get(this.#sql.exists, [key]))) return false;
+        if (!(await this.#sql.exists(this.#db, key))) return false;
         const temp = join(this.tempDir, `db_${randomBytes(12).toString('hex')}.part`);
         const out = await open(temp, 'w', 0o600);
         try {
           for (let part = 0; ; part++) {
-            const row = await this.#db.get(this.#sql.part, [key, part]);
+            const row = await this.#sql.part(this.#db, key, part);
             if (!row) break;
             await out.write(row.bytes as Buffer);
           }
@@ -114,7 +98,7 @@ export class DbBlobStore extends FsBlobStore {
 
   override async delete(id: string): Promise<void> {
     this.path(id); // validates the id before it reaches SQL
-    await this.#db.transaction((tx) => tx.run(this.#sql.remove, [id, `${id}/%`]));
+    await this.#db.transaction((tx) => this.#sql.remove(tx, id));
     await super.delete(id);
   }
 }

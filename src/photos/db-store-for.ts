@@ -5,7 +5,8 @@ import { DbBlobStore, prepareBlobTable } from './db-blob-store.js';
 import type { FsBlobStore } from './blob-store.js';
 
 export async function photoStoreFor(driver: Driver, dataDir: string): Promise<FsBlobStore | undefined> {
-  if (driver.dialect.name !== 'postgres') return undefined;
+  // One process serves a database it does not share (SQLite): the data folder holds every photo.
+  if (!driver.dialect.sharedByNodes) return undefined;
   await prepareBlobTable(driver);
   return new DbBlobStore(join(dataDir, 'photos'), driver);
 }

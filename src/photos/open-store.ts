@@ -27,7 +27,8 @@ export async function openPhotoStore(storageUrl: string | undefined, driver: Dri
     return new S3BlobStore(join(dataDir, 'photos'), bucket);
   }
   const root = fileURLToPath(storageUrl);
-  if (driver.dialect.name !== 'postgres') return new FsBlobStore(root);
+  // A database only this process serves (SQLite) needs no shared copy; one shared by nodes does.
+  if (!driver.dialect.sharedByNodes) return new FsBlobStore(root);
   await prepareBlobTable(driver);
   return new DbBlobStore(root, driver);
 }

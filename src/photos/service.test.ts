@@ -195,7 +195,7 @@ describe('_photos table', () => {
     expect([...photos.columns.keys()].sort()).toEqual(['createdAt', 'height', 'id', 'mimeType', 'ownerId', 'size', 'width']);
     expect(photos.rules).toBeUndefined();
     const open = photosTableFor({ tableRules: { canList: () => true } });
-    expect(open.options.rules?.canList?.(null)).toBe(true);
+    expect(open.options.rules?.canList?.(null, { op: 'list', table: '_photos', where: undefined })).toBe(true);
     expect(open.options.rules?.canCreate).toBeUndefined();
     expect(photosTableFor(undefined)).toBe(photosTable);
   });

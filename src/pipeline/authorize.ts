@@ -6,7 +6,7 @@
  */
 import { forbidden } from '../core/errors.js';
 import type { CollectionModel } from '../core/model.js';
-import type { Jwt, Rule } from '../define/types.js';
+import type { Jwt, Rule, RuleOperation } from '../define/types.js';
 import { RULE_OF, WRITE_OPS, type Operation } from './operation.js';
 
 const anonymous = new WeakMap<CollectionModel, Map<string, boolean>>();
@@ -32,13 +32,30 @@ export async function authorize(o: Operation): Promise<void> {
   if (c.kind === 'view' && WRITE_OPS.has(o.op)) throw forbidden();
   const { rule, key } = ruleFor(o);
   if (!rule) throw forbidden();
+  // A rule that declares the operation depends on more than the token: never cached.
+  if (rule.length >= 2) {
+    const v = rule(o.jwt, ruleOperation(o));
+    if ((v instanceof Promise ? await v : v) !== true) throw forbidden();
+    return;
+  }
   const cache = cacheFor(c, o.jwt);
   const cacheKey = o.jwt ? `${c.name}\u0000${key}` : key;
   let verdict = cache.get(cacheKey);
   if (verdict === undefined) {
-    const v = rule(o.jwt);
+    const v = rule(o.jwt, ruleOperation(o));
     verdict = (v instanceof Promise ? await v : v) === true;
     cache.set(cacheKey, verdict);
   }
   if (!verdict) throw forbidden();
+}
+
+/** What the rule is told (define/types.ts RuleOperation): the raw `where`, checked later. */
+function ruleOperation(o: Operation): RuleOperation {
+  const where = o.body.where;
+  return {
+    op: o.op,
+    table: o.collection.name,
+    where: typeof where === 'object' && where !== null && !Array.isArray(where) ? (where as RuleOperation['where']) : undefined,
+    ...(o.custom !== undefined ? { custom: o.custom } : {}),
+  };
 }

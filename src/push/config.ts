@@ -20,6 +20,9 @@ export interface PushSetup {
   maxAttempts: number;
   retryBaseMs: number;
   maxDevicesPerUser: number;
+  /** Deliveries that may wait for one user (default 1,000) and in all (default 100,000). */
+  maxPendingPerUser: number;
+  maxPending: number;
 }
 
 /** A start-up configuration error; its message is one line and names the setting. */
@@ -118,5 +121,9 @@ export async function setupPush(o: PushOptions | undefined, projectDir: string):
   const maxDevicesPerUser = o?.maxDevicesPerUser ?? 100;
   if (!Number.isInteger(maxDevicesPerUser) || maxDevicesPerUser < 1 || maxDevicesPerUser > 100_000) fail('maxDevicesPerUser', 'must be an integer from 1 to 100000');
   const hosts = o?.webPush?.endpointHosts?.map((h) => h.trim().toLowerCase().replace(/^\./, '')).filter(Boolean);
-  return { providers, vapidPublicKey: o?.webPush?.publicKey.trim(), webEndpointHosts: hosts?.length ? hosts : undefined, maxAttempts, retryBaseMs, maxDevicesPerUser };
+  const maxPendingPerUser = o?.maxPendingPerUser ?? 1000;
+  const maxPending = o?.maxPending ?? 100_000;
+  if (!Number.isInteger(maxPendingPerUser) || maxPendingPerUser < 1) fail('maxPendingPerUser', 'must be a positive integer');
+  if (!Number.isInteger(maxPending) || maxPending < 1) fail('maxPending', 'must be a positive integer');
+  return { providers, vapidPublicKey: o?.webPush?.publicKey.trim(), webEndpointHosts: hosts?.length ? hosts : undefined, maxAttempts, retryBaseMs, maxDevicesPerUser, maxPendingPerUser, maxPending };
 }

@@ -30,7 +30,7 @@ export interface PushProvider {
 export const DEFAULT_TTL_SECONDS = 28 * 24 * 3600;
 
 /** How long one provider request may take before it counts as a network error. */
-export const SEND_TIMEOUT_MS = 15_000;
+export const SEND_TIMEOUT_MS = 10_000;
 
 /**
  * `Retry-After` as delay-seconds or an HTTP date (RFC 9110 §10.2.3), in milliseconds; undefined

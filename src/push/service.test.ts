@@ -64,6 +64,8 @@ beforeEach(async () => {
     maxAttempts: 3,
     retryBaseMs: 20,
     maxDevicesPerUser: 3,
+    maxPendingPerUser: 1000,
+    maxPending: 100_000,
     webEndpointHosts: ['push.example'],
   };
   push = createPushService({ setup, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId, log: silent, releaseAtStart: true });
@@ -110,6 +112,8 @@ describe('devices', () => {
       maxAttempts: 1,
       retryBaseMs: 1,
       maxDevicesPerUser: 5,
+      maxPendingPerUser: 1000,
+      maxPending: 100_000,
       webEndpointHosts: ['push.example'],
     };
     const svc = createPushService({ setup, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId, log: silent, releaseAtStart: false });

@@ -8,6 +8,7 @@ import type { Jwt, Logger, PushMessage, PushQueued } from '../define/types.js';
 import type { SqlRunner, Tx } from '../storage/driver.js';
 import type { PushSetup } from './config.js';
 import { DEFAULT_TTL_SECONDS, PLATFORMS, type Platform, type PushPayload } from './provider.js';
+import { privateEndpointReason } from './endpoint-check.js';
 import { pushStore, type Device } from './store.js';
 import { DeliveryWorker, type PushCounts, type PushFailure } from './worker.js';
 
@@ -83,7 +84,8 @@ export function createPushService(o: PushServiceOptions) {
       const now = Date.now();
       const v = { payload: json, now, expiresAt: now + (payload.ttlSeconds ?? DEFAULT_TTL_SECONDS) * 1000, newId: () => o.newId('pq') };
       // Inside a write job (a before-hook): queue in that transaction, so it commits or rolls back with it.
-      const queued = tx ? await store.enqueue(tx, userIds, v) : await o.write((t) => store.enqueue(t, userIds, v));
+      const caps = { perUser: o.setup.maxPendingPerUser, total: o.setup.maxPending };
+      const queued = tx ? await store.enqueue(tx, userIds, v, caps) : await o.write((t) => store.enqueue(t, userIds, v, caps));
       if (queued > 0) setTimeout(() => worker.wake(), tx ? 5 : 0).unref();
       return { queued };
     },
@@ -106,8 +108,11 @@ export function createPushService(o: PushServiceOptions) {
         }
         if (url.protocol !== 'https:') throw badRequest('/subscription/endpoint', 'subscription.endpoint must be an https:// URL');
         const hosts = o.setup.webEndpointHosts;
-        if (hosts && !hosts.some((h) => url.hostname === h || url.hostname.endsWith(`.${h}`)))
-          throw badRequest('/subscription/endpoint', 'subscription.endpoint is not a push service this server sends to');
+        const listed = hosts?.some((h) => url.hostname === h || url.hostname.endsWith(`.${h}`)) ?? false;
+        if (hosts && !listed) throw badRequest('/subscription/endpoint', 'subscription.endpoint is not a push service this server sends to');
+        // Not an allowed host by name: it must be public (no SSRF into the server's own network).
+        const reason = listed ? undefined : await privateEndpointReason(url.hostname);
+        if (reason) throw badRequest('/subscription/endpoint', `subscription.endpoint is not a public push service: ${reason}`);
         if (!isString(s.keys?.p256dh, 256) || !/^[A-Za-z0-9_-]+=*$/.test(s.keys.p256dh)) throw badRequest('/subscription/keys/p256dh', 'subscription.keys.p256dh must be base64url');
         if (!isString(s.keys?.auth, 64) || !/^[A-Za-z0-9_-]+=*$/.test(s.keys.auth)) throw badRequest('/subscription/keys/auth', 'subscription.keys.auth must be base64url');
         token = url.href;

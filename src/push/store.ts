@@ -1,16 +1,19 @@
 /**
- * SQL for `_push_devices` and `_push_queue`. Parameterized statements only; identifiers come from
- * the table declarations and are quoted by the dialect, placeholders from `dialect.param(n)`, so the
- * same text runs on SQLite and PostgreSQL. Variable-length lists are cut into fixed-size chunks
- * (padded by repeating the last value), so the driver's statement cache sees a handful of shapes.
+ * The push store over `_push_devices` and `_push_queue`: registration, fan-out, claims and leases.
+ * The statements are storage's (storage/repos/push.ts). Variable-length lists are cut into
+ * fixed-size chunks (padded by repeating the last value), so the driver's statement cache sees a
+ * handful of shapes.
  */
-import { toSnake } from '../core/naming.js';
+import { ApiError } from '../core/errors.js';
 import type { Dialect } from '../storage/dialect.js';
 import type { RawRow, SqlRunner } from '../storage/driver.js';
+import { pushRepo, type QueueRow } from '../storage/repos/push.js';
 import type { Platform } from './provider.js';
 import { devicesTable, queueTable } from './schema.js';
 
 const CHUNK = 64;
+/** Users skipped by a claim, padded to this many (one statement shape). */
+const EXCLUDE = 16;
 const INSERT_ROWS = 32;
 
 export interface Device {
@@ -29,15 +32,20 @@ export interface Claimed {
   expiresAt: number;
   /** The token (FCM, APNs) or the subscription JSON (Web Push). */
   target: string;
+  /** The device's owner: the worker shares its slots fairly between users. */
+  userId: string;
+}
+
+/** `ctx.push.send` past a cap: a user-facing error a hook can catch (429 when uncaught). */
+export class PushQueueFull extends ApiError {
+  constructor(readonly which: 'user' | 'total') {
+    super('RATE_LIMITED', which === 'user' ? 'Too many push notifications are waiting for this user; try again later' : 'Too many push notifications are waiting; try again later', {
+      headers: { 'Retry-After': '60' },
+    });
+  }
 }
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
-
-function columnsOf(d: Dialect, columns: object): Record<string, string> {
-  const out: Record<string, string> = { id: d.quote('id') };
-  for (const name of Object.keys(columns)) out[name] = d.quote(toSnake(name));
-  return out;
-}
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
@@ -49,106 +57,100 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 const padded = <T>(chunk: T[], size: number): T[] => (chunk.length === size ? chunk : [...chunk, ...Array<T>(size - chunk.length).fill(chunk[chunk.length - 1]!)]);
 
 export function pushStore(d: Dialect) {
-  const D = columnsOf(d, devicesTable.columns);
-  const Q = columnsOf(d, queueTable.columns);
-  const DT = d.quote(devicesTable.name);
-  const QT = d.quote(queueTable.name);
-  let n = 0;
-  const p = () => d.param(++n);
-  const sql = (build: () => string) => ((n = 0), build());
-  const list = (count: number) => Array.from({ length: count }, p).join(', ');
-  const as = (expr: string, alias: string) => `${expr} AS ${d.quote(alias)}`;
-  const deviceSelect = [as(D.id!, 'id'), as(D.platform!, 'platform'), as(D.userId!, 'userId'), as(D.createdAt!, 'createdAt')].join(', ');
-  const queueCols = [Q.id, Q.deviceId, Q.platform, Q.payload, Q.attempts, Q.nextAttemptAt, Q.claimedUntil, Q.expiresAt, Q.createdAt, Q.lastError];
-  const queueRow = () => `(${queueCols.map(() => p()).join(', ')})`;
-  const insertQueue = (rows: number) => sql(() => `INSERT INTO ${QT} (${queueCols.join(', ')}) VALUES ${Array.from({ length: rows }, queueRow).join(', ')}`);
-  // On PostgreSQL, rows another node holds locked are skipped rather than waited for.
-  const skipLocked = d.name === 'postgres' ? ' FOR UPDATE OF q SKIP LOCKED' : '';
-
-  const S = Object.freeze({
-    findDevice: sql(() => `SELECT ${as(D.id!, 'id')}, ${as(D.userId!, 'userId')} FROM ${DT} WHERE ${D.platform} = ${p()} AND ${D.token} = ${p()}`),
-    insertDevice: sql(() => `INSERT INTO ${DT} (${D.id}, ${D.platform}, ${D.token}, ${D.subscription}, ${D.userId}, ${D.createdAt}, ${D.updatedAt}) VALUES (${list(7)})`),
-    moveDevice: sql(() => `UPDATE ${DT} SET ${D.userId} = ${p()}, ${D.subscription} = ${p()}, ${D.updatedAt} = ${p()} WHERE ${D.id} = ${p()}`),
-    getDevice: sql(() => `SELECT ${deviceSelect} FROM ${DT} WHERE ${D.id} = ${p()}`),
-    listDevices: sql(() => `SELECT ${deviceSelect} FROM ${DT} WHERE ${D.userId} = ${p()} ORDER BY ${D.id} LIMIT ${p()}`),
-    // Both SQLite and PostgreSQL take LIMIT … OFFSET; the limit bounds one pass.
-    beyondCap: sql(() => `SELECT ${as(D.id!, 'id')} FROM ${DT} WHERE ${D.userId} = ${p()} ORDER BY ${D.updatedAt} DESC LIMIT 1000 OFFSET ${p()}`),
-    deleteOwnDevice: sql(() => `DELETE FROM ${DT} WHERE ${D.id} = ${p()} AND ${D.userId} = ${p()}`),
-    deleteDevice: sql(() => `DELETE FROM ${DT} WHERE ${D.id} = ${p()}`),
-    deleteDeviceQueue: sql(() => `DELETE FROM ${QT} WHERE ${Q.deviceId} = ${p()}`),
-    devicesOf: sql(() => `SELECT ${as(D.id!, 'id')}, ${as(D.platform!, 'platform')} FROM ${DT} WHERE ${D.userId} IN (${list(CHUNK)}) ORDER BY ${D.id}`),
-    insertQueueMany: insertQueue(INSERT_ROWS),
-    insertQueueOne: insertQueue(1),
-    claimable: sql(
-      () =>
-        `SELECT ${as(`q.${Q.id}`, 'id')}, ${as(`q.${Q.deviceId}`, 'deviceId')}, ${as(`q.${Q.platform}`, 'platform')}, ${as(`q.${Q.attempts}`, 'attempts')}, ${as(`q.${Q.payload}`, 'payload')}, ` +
-        `${as(`q.${Q.expiresAt}`, 'expiresAt')}, ${as(`dv.${D.token}`, 'token')}, ${as(`dv.${D.subscription}`, 'subscription')} ` +
-        `FROM ${QT} q JOIN ${DT} dv ON dv.${D.id} = q.${Q.deviceId} ` +
-        `WHERE q.${Q.platform} = ${p()} AND q.${Q.nextAttemptAt} <= ${p()} ORDER BY q.${Q.nextAttemptAt} LIMIT ${p()}${skipLocked}`,
-    ),
-    // The lease is also the next attempt: a claimed row leaves the due range of the
-    // (platform, next_attempt_at) index, so a claim reads only the rows it takes, and a row whose
-    // worker died is due again when its lease ends.
-    claim: sql(() => `UPDATE ${QT} SET ${Q.claimedUntil} = ${p()}, ${Q.nextAttemptAt} = ${p()}, ${Q.attempts} = ${Q.attempts} + 1 WHERE ${Q.id} IN (${list(CHUNK)})`),
-    deleteQueued: sql(() => `DELETE FROM ${QT} WHERE ${Q.id} IN (${list(CHUNK)})`),
-    // `attempts` (counted by each claim) fences a worker's writes to its own claim: once its lease ran
-    // out and another node claimed the row, a late renewal or retry must not touch that node's lease.
-    renew: sql(() => `UPDATE ${QT} SET ${Q.claimedUntil} = ${p()}, ${Q.nextAttemptAt} = ${p()} WHERE ${Q.attempts} = ${p()} AND ${Q.id} IN (${list(CHUNK)})`),
-    reschedule: sql(() => `UPDATE ${QT} SET ${Q.nextAttemptAt} = ${p()}, ${Q.claimedUntil} = NULL, ${Q.lastError} = ${p()} WHERE ${Q.id} = ${p()} AND ${Q.attempts} = ${p()}`),
-    releaseAll: sql(() => `UPDATE ${QT} SET ${Q.claimedUntil} = NULL, ${Q.nextAttemptAt} = ${p()} WHERE ${Q.claimedUntil} IS NOT NULL`),
-    pending: sql(() => `SELECT COUNT(*) AS ${d.quote('n')} FROM ${QT}`),
-  });
+  const S = pushRepo(d, { devices: devicesTable, queue: queueTable });
 
   const toDevice = (r: RawRow): Device => ({ id: String(r.id), platform: r.platform as Platform, userId: String(r.userId), createdAt: String(r.createdAt) });
 
   return {
     /** Registers (platform, token) for `userId`; a token already known moves to `userId` (SPEC §11b). */
     async register(tx: SqlRunner, v: { id: string; platform: Platform; token: string; subscription: string | null; userId: string; now: string; maxPerUser: number }): Promise<Device> {
-      const found = await tx.get(S.findDevice, [v.platform, v.token]);
+      const found = await S.findDevice(tx, v.platform, v.token);
       if (!found) {
-        await tx.run(S.insertDevice, [v.id, v.platform, v.token, v.subscription, v.userId, v.now, v.now]);
+        await S.insertDevice(tx, v);
         // Bounded per user, so one account cannot grow a fan-out (or the table) without limit.
-        for (const extra of await tx.all(S.beyondCap, [v.userId, v.maxPerUser])) {
-          await tx.run(S.deleteDevice, [extra.id]);
-          await tx.run(S.deleteDeviceQueue, [extra.id]);
+        for (const extra of await S.beyondCap(tx, v.userId, v.maxPerUser)) {
+          await S.deleteDevice(tx, String(extra.id));
+          await S.deleteDeviceQueue(tx, String(extra.id));
         }
         return { id: v.id, platform: v.platform, userId: v.userId, createdAt: v.now };
       }
       const id = String(found.id);
       // Messages queued for the previous owner must not reach the new one.
-      if (String(found.userId) !== v.userId) await tx.run(S.deleteDeviceQueue, [id]);
-      await tx.run(S.moveDevice, [v.userId, v.subscription, v.now, id]);
-      return toDevice((await tx.get(S.getDevice, [id]))!);
+      if (String(found.userId) !== v.userId) await S.deleteDeviceQueue(tx, id);
+      await S.moveDevice(tx, id, v);
+      return toDevice((await S.getDevice(tx, id))!);
     },
     async list(db: SqlRunner, userId: string, limit: number): Promise<Device[]> {
-      return (await db.all(S.listDevices, [userId, limit])).map(toDevice);
+      return (await S.listDevices(db, userId, limit)).map(toDevice);
     },
     /** Removes one of `userId`'s devices and its queued deliveries; false when it is not theirs. */
     async unregister(tx: SqlRunner, id: string, userId: string): Promise<boolean> {
-      const { changes } = await tx.run(S.deleteOwnDevice, [id, userId]);
-      if (changes > 0) await tx.run(S.deleteDeviceQueue, [id]);
+      const { changes } = await S.deleteOwnDevice(tx, id, userId);
+      if (changes > 0) await S.deleteDeviceQueue(tx, id);
       return changes > 0;
     },
     /** A provider reported the device dead. */
     async removeDevice(tx: SqlRunner, id: string): Promise<void> {
-      await tx.run(S.deleteDevice, [id]);
-      await tx.run(S.deleteDeviceQueue, [id]);
+      await S.deleteDevice(tx, id);
+      await S.deleteDeviceQueue(tx, id);
     },
-    /** One queue row per device of `userIds`; answers how many. */
-    async enqueue(tx: SqlRunner, userIds: readonly string[], v: { payload: string; now: number; expiresAt: number; newId: () => string }): Promise<number> {
+    /**
+     * One queue row per device of `userIds`; answers how many. Refused (nothing queued) when a
+     * target user would hold more than `caps.perUser` waiting deliveries, or the queue more than
+     * `caps.total` (docs/reference/push.md): one sender cannot flood the queue.
+     */
+    async enqueue(tx: SqlRunner, userIds: readonly string[], v: { payload: string; now: number; expiresAt: number; newId: () => string }, caps: { perUser: number; total: number }): Promise<number> {
       const devices: RawRow[] = [];
-      for (const c of chunks([...new Set(userIds)], CHUNK)) devices.push(...(await tx.all(S.devicesOf, padded(c, CHUNK))));
-      const row = (dev: RawRow) => [v.newId(), dev.id, dev.platform, v.payload, 0, v.now, null, v.expiresAt, v.now, null];
+      for (const c of chunks([...new Set(userIds)], CHUNK)) devices.push(...(await S.devicesOf(tx, padded(c, CHUNK))));
+      if (devices.length === 0) return 0;
+      if (num((await S.pending(tx))?.n ?? 0) + devices.length > caps.total) throw new PushQueueFull('total');
+      const adding = new Map<string, number>();
+      for (const d of devices) adding.set(String(d.userId), (adding.get(String(d.userId)) ?? 0) + 1);
+      for (const c of chunks([...adding.keys()], CHUNK)) {
+        for (const row of await S.pendingByUser(tx, padded(c, CHUNK))) {
+          if (num(row.n) + (adding.get(String(row.userId)) ?? 0) > caps.perUser) throw new PushQueueFull('user');
+        }
+      }
+      for (const [, n] of adding) if (n > caps.perUser) throw new PushQueueFull('user');
+      const row = (dev: RawRow): QueueRow => ({ id: v.newId(), deviceId: String(dev.id), platform: String(dev.platform), payload: v.payload, now: v.now, expiresAt: v.expiresAt });
       for (const c of chunks(devices, INSERT_ROWS)) {
-        if (c.length === INSERT_ROWS) await tx.run(S.insertQueueMany, c.flatMap(row));
-        else for (const dev of c) await tx.run(S.insertQueueOne, row(dev));
+        if (c.length === INSERT_ROWS) await S.insertQueue(tx, c.map(row));
+        else for (const dev of c) await S.insertQueue(tx, [row(dev)]);
       }
       return devices.length;
     },
-    /** Leases up to `limit` due rows of `platform` until `leaseUntil`, counting the attempt. */
-    async claim(tx: SqlRunner, platform: Platform, limit: number, now: number, leaseUntil: number): Promise<Claimed[]> {
-      const rows = await tx.all(S.claimable, [platform, now, limit]);
-      for (const c of chunks(rows, CHUNK)) await tx.run(S.claim, [leaseUntil, leaseUntil, ...padded(c, CHUNK).map((r) => r.id)]);
+    /**
+     * Leases up to `limit` due rows of `platform` until `leaseUntil`, counting the attempt — fairly:
+     * users in `excludeUsers` (at their in-flight share already) are skipped, and of the oldest
+     * due rows at most `perUser` per user are taken, so one user's backlog of hanging endpoints
+     * cannot fill every slot ahead of everyone else (docs/reference/push.md).
+     */
+    async claim(
+      tx: SqlRunner,
+      platform: Platform,
+      limit: number,
+      now: number,
+      leaseUntil: number,
+      fair: { excludeUsers: readonly string[]; perUser: number } = { excludeUsers: [], perUser: limit },
+    ): Promise<Claimed[]> {
+      const exclude = fair.excludeUsers.slice(0, EXCLUDE);
+      const candidates = await S.claimable(tx, platform, now, Math.min(limit * 4, 1024), padded(exclude.length ? exclude : [''], EXCLUDE));
+      const taken = new Map<string, number>();
+      const rows: RawRow[] = [];
+      for (const r of candidates) {
+        if (rows.length >= limit) break;
+        const user = String(r.userId);
+        const n = taken.get(user) ?? 0;
+        if (n >= fair.perUser) continue;
+        taken.set(user, n + 1);
+        rows.push(r);
+      }
+      for (const c of chunks(rows, CHUNK))
+        await S.claim(
+          tx,
+          padded(c, CHUNK).map((r) => String(r.id)),
+          leaseUntil,
+        );
       return rows.map((r) => ({
         id: String(r.id),
         deviceId: String(r.deviceId),
@@ -157,10 +159,11 @@ export function pushStore(d: Dialect) {
         payload: String(r.payload),
         expiresAt: num(r.expiresAt),
         target: platform === 'web' ? String(r.subscription) : String(r.token),
+        userId: String(r.userId),
       }));
     },
     async done(tx: SqlRunner, ids: readonly string[]): Promise<void> {
-      for (const c of chunks(ids, CHUNK)) await tx.run(S.deleteQueued, padded(c, CHUNK));
+      for (const c of chunks(ids, CHUNK)) await S.deleteQueued(tx, padded(c, CHUNK));
     },
     /** Extends the leases of rows this worker still holds (`attempts` as counted by its claim). */
     async renew(tx: SqlRunner, held: ReadonlyMap<string, number>, leaseUntil: number): Promise<void> {
@@ -170,18 +173,18 @@ export function pushStore(d: Dialect) {
         if (ids) ids.push(id);
         else byAttempts.set(attempts, [id]);
       }
-      for (const [attempts, ids] of byAttempts) for (const c of chunks(ids, CHUNK)) await tx.run(S.renew, [leaseUntil, leaseUntil, attempts, ...padded(c, CHUNK)]);
+      for (const [attempts, ids] of byAttempts) for (const c of chunks(ids, CHUNK)) await S.renew(tx, padded(c, CHUNK), attempts, leaseUntil);
     },
     /** Times are BIGINT on PostgreSQL, which refuses a fractional value (SQLite stores it): whole ms only. */
     async reschedule(tx: SqlRunner, id: string, attempts: number, nextAttemptAt: number, error: string): Promise<void> {
-      await tx.run(S.reschedule, [Math.ceil(nextAttemptAt), error, id, attempts]);
+      await S.reschedule(tx, id, attempts, Math.ceil(nextAttemptAt), error);
     },
     /** SQLite has one server process: leases left by a killed one can be released at start. */
     async releaseAll(tx: SqlRunner, now: number): Promise<void> {
-      await tx.run(S.releaseAll, [now]);
+      await S.releaseAll(tx, now);
     },
     async pending(db: SqlRunner): Promise<number> {
-      return num((await db.get(S.pending))?.n ?? 0);
+      return num((await S.pending(db))?.n ?? 0);
     },
   };
 }

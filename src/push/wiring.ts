@@ -18,7 +18,7 @@ export function createPushFor(rt: Runtime, setup: PushSetup): PushService {
     write: (fn) => rt.writer.submit((tx) => fn(tx)),
     newId: rt.newId,
     log: rt.log,
-    // SQLite is served by one process, so leases left by a killed one are stale at start.
-    releaseAtStart: rt.driver.dialect.name === 'sqlite',
+    // A database one process serves (SQLite) has no other holder: leases left by a killed one are stale at start.
+    releaseAtStart: !rt.driver.dialect.sharedByNodes,
   });
 }

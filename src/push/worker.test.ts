@@ -75,7 +75,7 @@ beforeEach(async () => {
   const now = Date.now();
   await writer.submit(async (tx) => {
     await store.register(tx, { id: newId('pd'), platform: 'fcm', token: 't1', subscription: null, userId: 'us_a', now: new Date(now).toISOString(), maxPerUser: 5 });
-    await store.enqueue(tx, ['us_a'], { payload: '{"title":"T","body":"B"}', now, expiresAt: now + 60_000, newId: () => newId('pq') });
+    await store.enqueue(tx, ['us_a'], { payload: '{"title":"T","body":"B"}', now, expiresAt: now + 60_000, newId: () => newId('pq') }, { perUser: 1000, total: 100_000 });
   });
 });
 

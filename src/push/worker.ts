@@ -73,6 +73,8 @@ export class DeliveryWorker {
   readonly failures: PushFailure[] = [];
   readonly #o: WorkerOptions;
   readonly #inflight = new Map<Platform, number>();
+  /** Sends in flight per user: no user may hold more than a quarter of a provider's slots. */
+  readonly #perUser = new Map<string, number>();
   readonly #claiming = new Set<Platform>();
   /** Rows this worker holds (claimed, outcome not yet written): id → `attempts` of its claim. */
   readonly #held = new Map<string, number>();
@@ -158,7 +160,13 @@ export class DeliveryWorker {
     let rows: Claimed[] = [];
     try {
       const now = Date.now();
-      rows = await this.#o.write((tx) => this.#o.store.claim(tx, p.platform, free, now, now + this.#leaseMs));
+      // Fair shares: one user's hanging endpoints hold at most a quarter of the slots, so another
+      // user's delivery waits for at most one request timeout (docs/reference/push.md).
+      const share = Math.max(1, Math.floor(p.concurrency / 4));
+      const excludeUsers = [...this.#perUser].filter(([, n]) => n >= share).map(([u]) => u);
+      const fair = { excludeUsers, perUser: share };
+      rows = await this.#o.write((tx) => this.#o.store.claim(tx, p.platform, free, now, now + this.#leaseMs, fair));
+      for (const r of rows) this.#perUser.set(r.userId, (this.#perUser.get(r.userId) ?? 0) + 1);
     } catch (err) {
       // Busy writer (503) or a database error: the next poll tries again.
       this.#o.log.debug({ err }, 'push claim deferred');
@@ -173,7 +181,9 @@ export class DeliveryWorker {
       // Web Push encryption is synchronous CPU work: yield now and then so requests interleave.
       if (i % 8 === 7) await new Promise((r) => setImmediate(r));
     }
-    if (rows.length === free) void this.#pump(p);
+    if (rows.length > 0 && rows.length < free && !this.#stopped)
+      void this.#pump(p); // free slots left: other users may be due
+    else if (rows.length === free) void this.#pump(p);
   }
 
   /** Sends one claimed row (already counted in flight) and records the outcome. */
@@ -192,6 +202,9 @@ export class DeliveryWorker {
       .then((outcome) => this.#record(p.platform, row, outcome))
       .finally(() => {
         this.#inflight.set(p.platform, this.#inflight.get(p.platform)! - 1);
+        const n = (this.#perUser.get(row.userId) ?? 1) - 1;
+        if (n > 0) this.#perUser.set(row.userId, n);
+        else this.#perUser.delete(row.userId);
         if (!this.#busy()) for (const r of this.#idle.splice(0)) r();
         void this.#pump(p);
       });

@@ -1,5 +1,6 @@
 /**
- * The Redis store against the real server on 127.0.0.1:6379 when one answers (skipped otherwise),
+ * The Redis store against the real server on 127.0.0.1:6379 when one answers (skipped otherwise,
+ * except under CI: with `CI` set an unreachable Redis fails the run instead of skipping it silently),
  * through a tiny RESP client written here so the test needs no package. Keys carry a unique
  * prefix and are deleted afterwards.
  */
@@ -80,9 +81,14 @@ class RespClient implements RedisEvalClient {
   }
 }
 
+/** The port is overridable so the CI rule below can be shown failing against a closed port. */
+const REDIS_PORT = Number(process.env.TABLEBASE_TEST_REDIS_PORT ?? 6379);
+/** Under CI the conformance must run: a missing Redis is a failure, never a skip. */
+const REQUIRE_REDIS = (process.env.CI ?? '') !== '' && !/^(0|false)$/i.test(process.env.CI ?? '');
+
 async function tryConnect(): Promise<RespClient | undefined> {
   return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port: 6379 });
+    const socket = connect({ host: '127.0.0.1', port: REDIS_PORT });
     const timer = setTimeout(() => {
       socket.destroy();
       resolve(undefined);
@@ -164,7 +170,15 @@ describe('RedisRateLimitStore with a scripted client', () => {
   });
 });
 
-describe.skipIf(!client)('RedisRateLimitStore against Redis on 127.0.0.1:6379', () => {
+if (!client && REQUIRE_REDIS) {
+  describe(`RedisRateLimitStore against Redis on 127.0.0.1:${REDIS_PORT}`, () => {
+    it('runs under CI (CI is set)', () => {
+      throw new Error(`CI is set but no Redis answers on 127.0.0.1:${REDIS_PORT}: the Redis store conformance must run, not be skipped`);
+    });
+  });
+}
+
+describe.skipIf(!client)(`RedisRateLimitStore against Redis on 127.0.0.1:${REDIS_PORT}`, () => {
   // Keys also expire in real time (PEXPIRE = window); windows of a minute or more outlast the test.
   storeConformance('redis', { makeStore: () => new RedisRateLimitStore(client!, { prefix }), minWindowMs: 60_000, rounds: 8 });
 

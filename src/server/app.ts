@@ -31,11 +31,14 @@ import type { WorkerCluster } from '../cluster/ipc-worker.js';
 import { createForwarder } from '../http/forward.js';
 import { newId } from '../storage/ids.js';
 import { openDatabase } from '../storage/open.js';
+import type { Dialect } from '../storage/dialect.js';
 import { WriteQueue } from '../storage/writer.js';
 import type { AppConfig } from '../core/config.js';
 import { emailSender } from './email-sender.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { Metrics } from '../core/metrics.js';
+import { HealthState } from '../core/health-state.js';
+import { diskTakesWrites } from './disk-probe.js';
 import { compileProject } from '../core/model.js';
 import { photoRepo } from './photo-repo.js';
 import type { Runtime } from '../core/runtime.js';
@@ -43,6 +46,8 @@ import { prepareSchema } from './schema.js';
 import { startScheduler, type Scheduler } from '../cron/scheduler.js';
 import { createPushFor, pushInternalTables, setupPushFor, type PushService } from '../push/index.js';
 import { createDashboard, trackLive } from '../dashboard/index.js';
+import { startBackup, type BackupService } from '../backup/index.js';
+import { dashboardPrebuilt } from '../dashboard/assets.js';
 
 export interface App {
   readonly rt: Runtime;
@@ -56,6 +61,8 @@ export interface App {
   readonly push: PushService;
   /** What this node shares with the others of its deployment (Redis, or in-process). */
   readonly cluster: Cluster;
+  /** Continuous backup, when a destination is set and this process owns the SQLite writer. */
+  readonly backup: BackupService | undefined;
   /** Starts listening; resolves with the bound port. */
   listen(): Promise<number>;
   /** Graceful shutdown. */
@@ -90,39 +97,60 @@ export function internalTables(project: Project): AnyTable[] {
   return [...authInternalTables, photosTableFor(project.photos), ...pushInternalTables];
 }
 
+/**
+ * What the start has opened so far, closed in reverse order when a later step fails, so a failed
+ * start leaves no connection (database, Redis), timer or file handle behind.
+ */
+class Opened {
+  readonly #closers: { name: string; close: () => unknown }[] = [];
+
+  add(name: string, close: () => unknown): void {
+    this.#closers.push({ name, close });
+  }
+
+  async closeAll(log: Logger): Promise<void> {
+    for (const { name, close } of this.#closers.splice(0).reverse()) {
+      try {
+        await close();
+      } catch (err) {
+        log.warn({ err }, `closing ${name} after a failed start failed`);
+      }
+    }
+  }
+}
+
 export async function createApp(project: Project, config: AppConfig, options: CreateOptions = {}): Promise<App> {
   const log = options.log ?? createLogger();
+  const opened = new Opened();
+  try {
+    return await assembleApp(project, config, options, log, opened);
+  } catch (err) {
+    await opened.closeAll(log);
+    throw err;
+  }
+}
+
+async function assembleApp(project: Project, config: AppConfig, options: CreateOptions, log: Logger, opened: Opened): Promise<App> {
   const proc = options.process ?? { role: 'single' };
   mkdirSync(config.dataDir, { recursive: true });
   const model = compileProject(project, internalTables(project));
   const pushSetup = await setupPushFor(project, config); // key errors stop the start here, before the database opens
   const driver = await openDatabase(config);
+  opened.add('the database', () => driver.close());
   const warn = (msg: string, err?: unknown) => log.warn({ err }, msg);
-  const cluster: Cluster =
-    proc.role === 'worker'
-      ? proc.cluster
-      : await openCluster(config, driver.databaseName, warn).then(
-          (base) => (proc.role === 'primary' ? proc.cluster(base) : base),
-          async (err) => {
-            await driver.close();
-            throw err;
-          },
-        );
+  // A worker's cluster belongs to its primary; the primary wraps the one it opens. Closed with the
+  // app as close() below does, whoever built it.
+  const cluster: Cluster = proc.role === 'worker' ? proc.cluster : await openCluster(config, driver.databaseName, warn).then((base) => (proc.role === 'primary' ? proc.cluster(base) : base));
+  opened.add('the cluster', () => cluster.close());
   const limiter = createRateLimiter({ resolver: createPolicyResolver(model, project.server?.defaultPolicy), store: cluster.rateLimitStore });
-  try {
-    // Workers start once the primary applied the migrations.
-    if (proc.role !== 'worker') await prepareSchema(driver, model, config, options.migrate ?? 'apply');
-  } catch (err) {
-    await driver.close();
-    throw err;
-  }
+  // Workers start once the primary applied the migrations.
+  if (proc.role !== 'worker') await prepareSchema(driver, model, config, options.migrate ?? 'apply');
   // An unreachable bucket stops the start with one line naming it (docs/reference/object-storage.md).
-  const photoStore = await openPhotoStore(config.storageUrl, driver, config.dataDir).catch(async (err: unknown) => {
-    await driver.close();
-    await cluster.close();
-    throw err;
-  });
-  if (photoStore instanceof S3BlobStore) log.info({ storage: photoStore.bucket.label }, `photos: stored in ${photoStore.bucket.label}`);
+  const photoStore = await openPhotoStore(config.storageUrl, driver, config.dataDir);
+  if (photoStore instanceof S3BlobStore) {
+    opened.add('photo storage', () => photoStore.bucket.destroy());
+    log.info({ storage: photoStore.bucket.label }, `photos: stored in ${photoStore.bucket.label}`);
+  }
   const writer = new WriteQueue(driver, { maxPending: config.maxPendingWrites, onListenerError: (err) => log.error({ err }, 'commit listener failed') });
   const auth = createAuthServices({
     secrets: { jwtSecret: config.jwtSecret, passwordSecret: config.passwordSecret },
@@ -144,6 +172,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     publicUrl: () => config.publicUrl ?? listeningOrigin,
     log,
   });
+  opened.add('email', () => email.close());
   const rt: Runtime = {
     model,
     driver,
@@ -155,8 +184,12 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     tokens: auth.tokens,
     email: emailSender(email, auth),
     push: undefined,
+    accounts: {
+      revokeAll: async (tx, table, userId, reason) => void (await auth.sessions.revokeAllForUser({ table, userId }, reason, tx)),
+    },
   };
   const push = createPushFor(rt, pushSetup);
+  opened.add('push', () => push.stop());
   rt.push = push;
   const READ = { one: 'get', list: 'list', count: 'count' } as const;
   // A re-run whose payload would pass maxResponseBytes ends its streams with RESPONSE_TOO_LARGE (SPEC §4).
@@ -168,10 +201,12 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
       log,
       maxOpen: config.maxStreams,
       maxPerIp: config.maxStreamsPerIp,
+      maxMemoryBytes: config.maxLiveMemoryBytes,
     }),
     proc.role === 'primary' ? () => workerLive : undefined,
   );
   const live = census.engine;
+  opened.add('the live engine', () => live.close());
   writer.onCommit(live.onCommit);
   joinCluster(cluster, { onCommit: (l) => writer.onCommit(l), live, revocations: auth.revocations, reloadRevocations: () => auth.sessions.loadRevocations() }, warn);
   const photos = createPhotoService({
@@ -185,9 +220,15 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   });
   // Before the first request: bytes a killed process stored without a row are removed now.
   await photos.startRecovery();
+  opened.add('the photo sweep', () => photos.stopRecovery());
+  // The one backup start-up: it follows the writer's WAL, so only the process that owns the writer calls it.
+  // Workers forward /dashboard/backups to the primary (serverWide routes).
+  const backup = ownsWriter(proc) ? await startBackup({ driver, dataDir: config.dataDir, settings: config.backup, databaseUrl: config.databaseUrl, log }) : undefined;
   const oauth = createOAuthService({ rt, auth, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId });
   const router = new Router(routeTable());
   const metrics = new Metrics();
+  const health = new HealthState({ probeDisk: () => diskTakesWrites(config.dataDir) });
+  writer.onCommit(() => health.wrote());
   let document: { json: string; yaml: string } | undefined;
   const services: Services = {
     rt,
@@ -199,9 +240,11 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     live,
     ...(proc.role === 'worker' ? { streamCaps: proc.cluster.streams } : {}),
     metrics,
+    health,
     oauth,
     push,
     cluster,
+    backup,
     get cron() {
       return cron;
     },
@@ -221,7 +264,9 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
   // Validated now (a bad schedule fails the start); timers begin once the server listens.
   let cron: Scheduler | undefined;
   const dashboard = createDashboard({ rt, auth, photos, photoRepo: photoRepo(rt), cron: () => cron, census, projectDir: config.projectDir });
-  void dashboard.assets().catch((err) => log.error({ err }, 'dashboard bundle failed'));
+  // A checkout bundles the dashboard with esbuild (about a second), so it starts now; the compiled
+  // package reads its prebuilt files on the first dashboard request and a start pays nothing.
+  if (!dashboardPrebuilt()) void dashboard.assets().catch((err) => log.error({ err }, 'dashboard bundle failed'));
   const purgeAll = () => Promise.all([auth.sessions.purgeExpired(), auth.otp.purgeExpired(), oauth.states.purgeExpired()]);
   const purge = !ownsWriter(proc) ? undefined : setInterval(() => void purgeAll().catch((err) => log.warn({ err }, 'session purge failed')), 3_600_000).unref();
   // Revocations written by another process (`tablebase admin create`, another node) reach this
@@ -238,12 +283,13 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
     auth,
     push,
     cluster,
+    backup,
     get cron() {
       return cron;
     },
     listen: () =>
       new Promise((resolvePort, reject) => {
-        server = createServer({ router, services, corsOrigins: config.corsOrigins, log, metrics, ...serverRole(proc, config, dashboard.observe, cluster, (f) => (workerLive = f)) });
+        server = createServer({ router, services, corsOrigins: config.corsOrigins, log, metrics, ...serverRole(proc, config, driver.dialect, dashboard.observe, cluster, (f) => (workerLive = f)) });
         server.once('error', reject);
         const listening = () => {
           if (ownsWriter(proc)) {
@@ -275,6 +321,7 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
       await push.stop();
       await photos.stopRecovery();
       await writer.whenIdle();
+      await backup?.stop().catch((err: unknown) => log.warn({ err }, 'backup: final sync failed'));
       await email.close();
       await driver.close();
       await cluster.close();
@@ -286,19 +333,20 @@ export async function createApp(project: Project, config: AppConfig, options: Cr
 type Observe = (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => void;
 
 /** How this process's HTTP server differs by role: where the client address comes from, what it forwards. */
-function serverRole(proc: ProcessRole, config: AppConfig, observe: Observe, cluster: Cluster, gathered: (f: readonly LiveFigures[]) => void) {
+function serverRole(proc: ProcessRole, config: AppConfig, dialect: Dialect, observe: Observe, cluster: Cluster, gathered: (f: readonly LiveFigures[]) => void) {
   const clientIp = createClientIp(config.trustedProxies);
   if (proc.role === 'single') return { clientIp, observe };
   if (proc.role === 'primary') {
     // Only workers reach the private socket, and each sends the client's address as the one entry.
     return { clientIp: (_socket: string, forwardedFor: string | undefined) => forwardedFor ?? '127.0.0.1', observe, gather: async () => gathered(await (cluster as Hub).gather()) };
   }
-  const sqlite = !config.databaseUrl;
+  // A database one process writes (SQLite): every write goes to the primary's writer.
+  const oneWriter = !dialect.sharedByNodes;
   const c = proc.cluster;
   return {
     clientIp,
     // Recorded by the primary, with the rest of the server's requests.
     observe: (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => c.observe([method, route, status, ms, requestId, ip, Date.now()]),
-    forward: { when: (r: { writes: boolean; serverWide: boolean }) => r.serverWide || (sqlite && r.writes), to: createForwarder(proc.forwardTo) },
+    forward: { when: (r: { writes: boolean; serverWide: boolean }) => r.serverWide || (oneWriter && r.writes), to: createForwarder(proc.forwardTo) },
   };
 }

@@ -51,6 +51,8 @@ export async function startPushWorld(): Promise<PushWorld> {
     PUSH_APNS_TOPIC: 'com.example.app',
     PUSH_APNS_ENDPOINT: origin,
     PUSH_RETRY_BASE_MS: '200',
+    // The stand-ins listen on loopback, which Web Push registration refuses unless allowed by name.
+    PUSH_WEB_ENDPOINT_HOSTS: '127.0.0.1',
   };
   return {
     ca,

@@ -11,6 +11,8 @@ import { signUp } from '../helpers/users.js';
 import { expectNoLeak, startFixture, type Fixture } from './support.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 0x11c0ffee);
+/** Values String() cannot convert, or converts to something else than JSON shows (issue #26). */
+const NON_STRINGABLE: readonly unknown[] = [{ toString: 1 }, { toString: {}, valueOf: 1 }, { valueOf: null, toString: null }, { toJSON: 1 }, { __proto__: null }, [[]], [{ toString: 1 }]];
 const REQUESTS = 2000;
 
 const TABLES = ['tasks', 'notes', 'events', 'users', 'admins', 'secrets', 'big', 'limited', 'task_board', '_photos', 'nope', '', 'tasks; DROP TABLE tasks', '__proto__'];
@@ -55,7 +57,8 @@ function fuzzer(random: () => number) {
       () => 'tk_' + 'z'.repeat(int(40)),
       () => String(random()),
     ])();
-  const scalar = (): unknown => pick([() => null, () => true, () => int(1e6) - 5e5, () => 1e308 * (random() < 0.5 ? 1 : -1), () => random(), () => Number.MAX_SAFE_INTEGER + 2, str])();
+  const scalar = (): unknown =>
+    pick([() => null, () => true, () => int(1e6) - 5e5, () => 1e308 * (random() < 0.5 ? 1 : -1), () => random(), () => Number.MAX_SAFE_INTEGER + 2, str, () => pick(NON_STRINGABLE)])();
   const value = (depth: number): unknown => {
     if (depth > 3 || random() < 0.5) return scalar();
     if (random() < 0.1) return Array.from({ length: 3000 }, small);
@@ -97,7 +100,7 @@ function fuzzer(random: () => number) {
     if (random() < 0.2) b.offset = scalar();
     if (random() < 0.2) b.order_by = random() < 0.5 ? value(1) : [{ column: pick(COLUMNS), direction: pick(['asc', 'desc', 'sideways', null]) }];
     if (random() < 0.3) b.type = pick(['signUp', 'signIn', 'confirmVerifyEmail', 'confirmResetPassword', 'refresh', str()]);
-    if (random() < 0.3) b.email = pick(['a@b.c', str(), 'ALICE.FUZZ@EXAMPLE.COM ', scalar()]);
+    if (random() < 0.3) b.email = pick(['a@b.c', str(), 'ALICE.FUZZ@EXAMPLE.COM ', scalar(), 'a\u202e@b.c', 'x\u200b@b.c']);
     if (random() < 0.3) b.password = pick([str(), scalar()]);
     if (random() < 0.2) b.token = pick([str(), scalar()]);
     if (random() < 0.2) b.refreshToken = pick([str(), scalar()]);
@@ -172,5 +175,69 @@ describe(`seeded fuzz (seed ${SEED})`, () => {
     if (process.env.FUZZ_VERBOSE) console.log(Object.fromEntries(statuses));
     expect(failures, `seed ${SEED}, statuses ${JSON.stringify(Object.fromEntries(statuses))}`).toEqual([]);
     expect((await s.call('GET', '/health')).status).toBe(200);
+  });
+});
+
+/** A valid body per route: every leaf of it is replaced in turn by each non-stringable value. */
+const VALID: [string, string, Record<string, unknown>][] = [
+  ['GET', '/db', { table: 'tasks', where: { title: { eq: 'x' } } }],
+  ['GET', '/db/list', { table: 'tasks', where: { priority: { in: [1, 2] } }, limit: 10, offset: 0, order_by: [{ column: 'title', direction: 'asc' }] }],
+  ['GET', '/db/count', { table: 'tasks', where: { and: [{ title: { contains: 'x' } }, { not: { isComplete: { eq: true } } }] } }],
+  ['POST', '/db', { table: 'tasks', object: { title: 'x', priority: 1, tags: ['a'] } }],
+  ['POST', '/db/many', { table: 'tasks', objects: [{ title: 'x' }] }],
+  ['PATCH', '/db/many', { table: 'tasks', where: { title: { eq: 'nothing' } }, updates: [{ column: 'priority', value: { increment: 1 } }] }],
+  ['DELETE', '/db/many', { table: 'tasks', where: { title: { eq: 'nothing' } } }],
+  ['POST', '/auth/sign-up', { type: 'signUp', table: 'users', email: 'pos.fuzz@example.com', password: 'a long password', object: { displayName: 'x' } }],
+  ['POST', '/auth/sign-in', { type: 'signIn', table: 'users', email: 'pos.fuzz@example.com', password: 'a long password' }],
+  ['POST', '/auth/refresh', { refreshToken: 'x' }],
+  ['POST', '/auth/confirm', { type: 'confirmResetPassword', token: 'x', newPassword: 'a long password' }],
+  ['POST', '/auth/reset-password', { type: 'sendResetPassword', table: 'users', email: 'pos.fuzz@example.com' }],
+  ['POST', '/auth/verify-email', { table: 'users', email: 'pos.fuzz@example.com' }],
+  ['POST', '/email', { to: 'pos.fuzz@example.com', subject: 's', text: 't' }],
+  ['POST', '/email', { to: ['pos.fuzz@example.com'], template: 'welcome', variables: { a: 1 } }],
+];
+
+/** Every body with one leaf (or one container) replaced by `v`. */
+function* replaced(body: unknown, v: unknown): Generator<unknown> {
+  if (body === null || typeof body !== 'object') return yield v;
+  yield v;
+  const entries = Array.isArray(body) ? body.map((x, i) => [i, x] as const) : Object.entries(body);
+  for (const [k, child] of entries) {
+    for (const sub of replaced(child, v)) {
+      if (Array.isArray(body)) {
+        const copy = [...body];
+        copy[k as number] = sub;
+        yield copy;
+      } else yield { ...body, [k]: sub };
+    }
+  }
+}
+
+describe('non-stringable values in every position (issue #26)', () => {
+  it('each leaf of a valid body of every route, replaced by each non-stringable value: never a 5xx', { timeout: 240_000 }, async () => {
+    const failures: string[] = [];
+    let sent = 0;
+    for (const [method, path, body] of VALID) {
+      for (const v of NON_STRINGABLE) {
+        const bodies = [...replaced(body, v)];
+        for (let i = 0; i < bodies.length; i += 8) {
+          await Promise.all(
+            bodies.slice(i, i + 8).map(async (b) => {
+              const text = JSON.stringify(b);
+              const r = await s.call(method, path, text, { authorization: `Bearer ${token}` });
+              sent++;
+              if (r.status >= 500) failures.push(`${method} ${path} ${text.slice(0, 200)} → ${r.status} ${r.text.slice(0, 200)}`);
+              try {
+                expectNoLeak(r.text);
+              } catch {
+                failures.push(`${method} ${path} ${text.slice(0, 200)} leaks: ${r.text.slice(0, 200)}`);
+              }
+            }),
+          );
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(sent).toBeGreaterThan(500);
   });
 });

@@ -4,10 +4,10 @@
  * and expiring after 10 minutes. `state` is kept only as its SHA-256 (it is a bearer secret of
  * 256 bits); using it is one check-and-set UPDATE, so a replayed callback can never win twice.
  */
-import { toSnake } from '../../core/naming.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { SqlRunner } from '../../storage/driver.js';
 import { newId as defaultNewId } from '../../storage/ids.js';
+import { oauthStatesRepo } from '../../storage/repos/oauth.js';
 import { hashOpaqueToken, isOpaqueToken, newOpaqueToken } from '../opaque.js';
 import { oauthStatesTable } from '../schema.js';
 import type { WriteFn } from '../sessions.js';
@@ -30,30 +30,14 @@ export type StateLookup =
   | { readonly kind: 'spent'; readonly redirectTo: string }
   | { readonly kind: 'ok'; readonly pending: PendingSignIn };
 
-function statements(d: Dialect) {
-  const q = (c: keyof typeof oauthStatesTable.columns | 'id') => d.quote(toSnake(c));
-  const T = d.quote(oauthStatesTable.name);
-  const p = (n: number) => d.param(n);
-  const cols = ['id', 'stateHash', 'provider', 'authTable', 'codeVerifier', 'nonce', 'redirectUri', 'redirectTo', 'createdAt', 'expiresAt'] as const;
-  return {
-    insert: `INSERT INTO ${T} (${cols.map(q).join(', ')}) VALUES (${cols.map((_, i) => p(i + 1)).join(', ')})`,
-    find:
-      `SELECT ${q('provider')} AS provider, ${q('authTable')} AS "table", ${q('codeVerifier')} AS verifier, ${q('nonce')} AS nonce, ` +
-      `${q('redirectUri')} AS "redirectUri", ${q('redirectTo')} AS "redirectTo" FROM ${T} WHERE ${q('stateHash')} = ${p(1)}`,
-    use: `UPDATE ${T} SET ${q('usedAt')} = ${p(1)} WHERE ${q('stateHash')} = ${p(2)} AND ${q('usedAt')} IS NULL AND ${q('expiresAt')} > ${p(3)}`,
-    // Used rows stay a while so a replay is recognized (and answered with the error redirect).
-    purge: `DELETE FROM ${T} WHERE ${q('expiresAt')} <= ${p(1)}`,
-  };
-}
-
 export class OAuthStates {
-  readonly #q: ReturnType<typeof statements>;
+  readonly #q: ReturnType<typeof oauthStatesRepo>;
   readonly #write: WriteFn;
   readonly #now: () => number;
   readonly #newId: (prefix: string) => string;
 
   constructor(o: { dialect: Dialect; write: WriteFn; now?: () => number; newId?: (prefix: string) => string }) {
-    this.#q = statements(o.dialect);
+    this.#q = oauthStatesRepo(o.dialect, oauthStatesTable);
     this.#write = o.write;
     this.#now = o.now ?? Date.now;
     this.#newId = o.newId ?? defaultNewId;
@@ -64,18 +48,18 @@ export class OAuthStates {
     const state = newOpaqueToken();
     const now = this.#now();
     await this.#write((tx) =>
-      tx.run(this.#q.insert, [
-        this.#newId(oauthStatesTable.options.prefix),
-        hashOpaqueToken(state),
-        p.provider,
-        p.table,
-        p.codeVerifier,
-        p.nonce,
-        p.redirectUri,
-        p.redirectTo,
+      this.#q.insert(tx, {
+        id: this.#newId(oauthStatesTable.options.prefix),
+        stateHash: hashOpaqueToken(state),
+        provider: p.provider,
+        table: p.table,
+        codeVerifier: p.codeVerifier,
+        nonce: p.nonce,
+        redirectUri: p.redirectUri,
+        redirectTo: p.redirectTo,
         now,
-        now + OAUTH_STATE_TTL_SECONDS * 1000,
-      ]),
+        expiresAt: now + OAUTH_STATE_TTL_SECONDS * 1000,
+      }),
     );
     return state;
   }
@@ -85,10 +69,10 @@ export class OAuthStates {
     if (!isOpaqueToken(state)) return { kind: 'unknown' };
     const hash = hashOpaqueToken(state);
     return this.#write(async (tx: SqlRunner) => {
-      const row = await tx.get(this.#q.find, [hash]);
+      const row = await this.#q.find(tx, hash);
       if (row === undefined) return { kind: 'unknown' } as const;
       const redirectTo = String(row.redirectTo);
-      const won = await tx.run(this.#q.use, [this.#now(), hash, this.#now()]);
+      const won = await this.#q.use(tx, hash, this.#now());
       if (won.changes !== 1) return { kind: 'spent', redirectTo } as const;
       return {
         kind: 'ok',
@@ -106,6 +90,6 @@ export class OAuthStates {
 
   /** Deletes states older than their lifetime; answers how many. */
   purgeExpired(): Promise<number> {
-    return this.#write(async (tx) => (await tx.run(this.#q.purge, [this.#now() - OAUTH_STATE_TTL_SECONDS * 1000])).changes);
+    return this.#write(async (tx) => (await this.#q.purge(tx, this.#now() - OAUTH_STATE_TTL_SECONDS * 1000)).changes);
   }
 }

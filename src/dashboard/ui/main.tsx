@@ -10,6 +10,7 @@ import { signOut } from './api';
 import { Link } from './components';
 import { href, navigate, useLocation } from './router';
 import { ApiDocs } from './screens/api-docs';
+import { Backups } from './screens/backups';
 import { Confirm } from './screens/confirm';
 import { Cron } from './screens/cron';
 import { Live } from './screens/live';
@@ -27,6 +28,7 @@ const SCREENS = [
   ['users', 'Users'],
   ['photos', 'Photos'],
   ['cron', 'Cron'],
+  ['backups', 'Backups'],
   ['logs', 'Logs'],
   ['live', 'Live'],
   ['api', 'API'],
@@ -39,8 +41,9 @@ function useSession() {
 }
 
 function Screen() {
-  const { parts, query } = useLocation();
+  const { parts, query, malformed } = useLocation();
   const [screen = 'overview', item] = parts;
+  if (malformed) return <NotFound />;
   switch (screen) {
     case 'tables':
       return item ? <TableScreen name={item} query={query} /> : <TableList />;
@@ -50,15 +53,40 @@ function Screen() {
       return <Photos />;
     case 'cron':
       return <Cron />;
+    case 'backups':
+      return <Backups />;
     case 'logs':
       return <Logs />;
     case 'live':
       return <Live />;
     case 'api':
       return <ApiDocs />;
-    default:
+    case 'overview':
       return <Overview />;
+    default:
+      return <NotFound />;
   }
+}
+
+/** An address the dashboard has no screen for, or cannot read. */
+function NotFound() {
+  return (
+    <section class="not-found" data-testid="not-found">
+      <h1>Not found</h1>
+      <p>There is no dashboard screen at this address.</p>
+      <p>
+        <a
+          href={href([])}
+          onClick={(e) => {
+            e.preventDefault();
+            navigate(href([]));
+          }}
+        >
+          Back to the overview
+        </a>
+      </p>
+    </section>
+  );
 }
 
 function Frame() {

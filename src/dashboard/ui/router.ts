@@ -24,11 +24,30 @@ export interface Location {
   /** Path segments after /_/ (`['tables', 'tasks']`). */
   readonly parts: readonly string[];
   readonly query: URLSearchParams;
+  /** A segment held a bad percent-escape (`/_/tables/%E0%A4%A`): the app shows its not-found screen. */
+  readonly malformed: boolean;
+}
+
+/** `decodeURIComponent` throws URIError on a bad escape, which left the whole app blank (docs/reference/dashboard.md). */
+function decodePart(part: string): string | undefined {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return undefined;
+  }
 }
 
 function read(): Location {
   const rest = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : '';
-  return { parts: rest.split('/').filter(Boolean).map(decodeURIComponent), query: new URLSearchParams(location.search) };
+  const decoded = rest.split('/').filter(Boolean).map(decodePart);
+  const malformed = decoded.includes(undefined);
+  let query: URLSearchParams;
+  try {
+    query = new URLSearchParams(location.search);
+  } catch {
+    query = new URLSearchParams();
+  }
+  return { parts: malformed ? [] : (decoded as string[]), query, malformed };
 }
 
 export function useLocation(): Location {

@@ -9,6 +9,7 @@ import { confirmEmailChange } from '../../auth/email-change.js';
 import { authTableOf } from '../../auth/flows.js';
 import { confirmMagicLink } from '../../auth/passwordless.js';
 import { ApiError } from '../../core/errors.js';
+import { emailForRules } from '../../pipeline/plan/values.js';
 import type { RequestStream } from '../../core/sink.js';
 import { AUTH_NO_TABLE } from '../../ratelimit/policy.js';
 import { readSmallBody } from '../small-body.js';
@@ -45,7 +46,7 @@ export const authRoutes = [
     rateLimit: keyed('signUp'),
     rule: (_jwt, s, e) => {
       const object = typeof e.body?.object === 'object' && e.body.object !== null ? (e.body.object as Record<string, unknown>) : {};
-      return table(e, s).auth!.options.authRules?.canSignUp?.({ email: String(e.body?.email ?? ''), object }) ?? false;
+      return table(e, s).auth!.options.authRules?.canSignUp?.({ email: emailForRules(e.body?.email), object }) ?? false;
     },
     body: Type.Object(
       { type: Type.Literal('signUp'), table: Type.String(), email: Type.Unknown(), password: Type.Unknown(), object: Type.Optional(Type.Unknown()) },

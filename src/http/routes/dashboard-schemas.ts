@@ -92,4 +92,9 @@ export const LogEntry = Type.Object({ at: int, method: str, route: str, status: 
 export const PhotoQuery = Type.Object({ limit: Type.Optional(Digits), offset: Type.Optional(Digits) }, closed);
 export const Photo = Type.Object({ id: str, mimeType: str, size: int, ownerId: nullable(str), width: int, height: int, createdAt: time });
 
-export const LiveState = Type.Object({ open: int, queries: int, streams: Type.Array(Type.Object({ route: str, table: str, open: int })) });
+export const LiveState = Type.Object({
+  open: int,
+  queries: int,
+  memoryBytes: Type.Integer({ minimum: 0, description: 'bytes counted against maxLiveMemoryBytes (an upper bound between refreshes)' }),
+  streams: Type.Array(Type.Object({ route: str, table: str, open: int })),
+});

@@ -17,7 +17,12 @@ const nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union(
 
 export const Metrics = Type.Object({
   uptimeSeconds: num,
-  requests: Type.Object({ total: int, byStatus: counts({ '200': 10, '404': 1 }), byRoute: counts({ 'GET /db/list': 4 }) }),
+  requests: Type.Object({
+    total: int,
+    aborted: Type.Integer({ minimum: 0, description: 'requests abandoned by their client, not in byStatus' }),
+    byStatus: counts({ '200': 10, '404': 1 }),
+    byRoute: counts({ 'GET /db/list': 4 }),
+  }),
   latencyMs: Type.Object({ p50: num, p95: num, p99: num }),
   streams: Type.Object({ open: int }),
   writeQueue: Type.Object({ pending: int, rejected: int }),
@@ -36,6 +41,12 @@ export const Metrics = Type.Object({
   ),
   memory: Type.Object({ rssBytes: int, heapUsedBytes: int }),
   push: Type.Object({ sent: int, failed: int, retried: int, removedDevices: int, pending: int }, { description: 'push deliveries since start (SPEC §11b); pending from the queue' }),
+  backup: Type.Optional(
+    Type.Object(
+      { lastSyncAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]), lagMs: num, failures: int },
+      { description: 'continuous backup (docs/reference/backups.md); absent without a destination' },
+    ),
+  ),
 });
 
 const admin = { family: 'dashboard', access: 'admin' } as const;

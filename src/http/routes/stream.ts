@@ -14,11 +14,35 @@ import { authorizeAndPlan } from '../../pipeline/index.js';
 import type { DataOp } from '../../pipeline/operation.js';
 import { defineRoute, modelSchema, stream } from '../declare.js';
 import { dataKey, operationFor } from './data.js';
+import type { Runtime } from '../../core/runtime.js';
 
 const READ_KIND = { one: 'get', list: 'list', count: 'count' } as const;
 
 const NOTE =
   'One payload on connect, then one after each committed change that alters the result; identical results are not pushed twice. Rules, rate limit and the first query run before the response starts, so a denial is an ordinary JSON error.';
+
+/**
+ * The per-change checks (token expiry and revocation, row filter). Built here, outside the
+ * handler, so the closure does not share the handler's scope and keep the first payload alive for
+ * the stream's whole life (docs/hardening.md "Live memory").
+ */
+function pipelineCheck(rt: Runtime, o: ReturnType<typeof operationFor>, kind: LiveKind) {
+  const jwt = o.jwt;
+  const authorization = o.authorization;
+  const collection = o.collection;
+  return async (value: unknown): Promise<ApiError | null> => {
+    try {
+      if (jwt) {
+        if (jwt.exp * 1000 <= Date.now()) return new ApiError('INVALID_TOKEN', 'The access token has expired');
+        await rt.tokens.verify(authorization);
+      }
+      await filterRows(collection, jwt, rowsOf(READ_KIND[kind], value));
+      return null;
+    } catch (err) {
+      return toApiError(err);
+    }
+  };
+}
 
 function streamRoute(path: string, kind: LiveKind, op: DataOp, summary: string, body: string, data: string, description: string, rule: string) {
   return defineRoute({
@@ -44,25 +68,14 @@ function streamRoute(path: string, kind: LiveKind, op: DataOp, summary: string, 
       const o = operationFor(rt.model, op, input as never);
       const plan = await authorizeAndPlan(o); //                                        2–3
       if (plan.kind !== 'get' && plan.kind !== 'list' && plan.kind !== 'count') throw new ApiError('BAD_REQUEST');
+      s.live.admit({ kind, plan: plan.read }); // a full live memory budget refuses before reading
       const since = s.live.version;
       const initial = await readData(rt, READ_KIND[kind], plan.read); //                4
       await filterRows(o.collection, o.jwt, rowsOf(READ_KIND[kind], initial)); //        5
       // Payloads are capped (SPEC §4): the first is an ordinary 400 before the stream starts; the
       // live engine ends a stream whose re-run passes the cap (server/app.ts).
       checkDataSize(initial, s.config.maxResponseBytes);
-      const jwt = o.jwt;
-      const check = async (value: unknown): Promise<ApiError | null> => {
-        try {
-          if (jwt) {
-            if (jwt.exp * 1000 <= Date.now()) return new ApiError('INVALID_TOKEN', 'The access token has expired');
-            await rt.tokens.verify(o.authorization);
-          }
-          await filterRows(o.collection, jwt, rowsOf(READ_KIND[kind], value));
-          return null;
-        } catch (err) {
-          return toApiError(err);
-        }
-      };
+      const check = pipelineCheck(rt, o, kind);
       const accept = input.headers.accept as string | undefined;
       // With workers the caps count the whole server (docs/reference/scaling.md): a place first.
       const release = s.streamCaps ? await s.streamCaps.acquire(input.ip) : undefined;

@@ -4,7 +4,7 @@
  * the node serves, without sharing.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, InfrastructureError } from '../../core/errors.js';
 import { defineRoute, raw } from '../declare.js';
 
 const STARTING = JSON.stringify(new ApiError('UNAVAILABLE', 'Workers are still starting').toJSON());
@@ -39,7 +39,12 @@ export const systemRoutes = [
     access: 'public',
     responses: {
       200: Type.Object(
-        { status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]), redis: Type.Optional(Type.Literal('down')), storage: Type.Optional(Type.Literal('down')) },
+        {
+          status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+          redis: Type.Optional(Type.Literal('down')),
+          backup: Type.Optional(Type.Literal('failing')),
+          storage: Type.Optional(Type.Literal('down')),
+        },
         { additionalProperties: false },
       ),
     },
@@ -49,13 +54,24 @@ export const systemRoutes = [
       // With workers, 200 only once every worker accepts requests (docs/reference/scaling.md).
       // Answered, not thrown: starting is expected, so it is not logged as a failed request.
       if (s.cluster.ready && !s.cluster.ready()) return raw(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' }, STARTING);
-      if (!(await s.rt.driver.ping())) throw new ApiError('UNAVAILABLE', 'The database is not answering');
+      if (!(await s.rt.driver.ping())) throw new InfrastructureError('database', undefined);
+      s.health.recover('database');
+      // A full disk stays 503 until the data folder takes a write again (core/health-state.ts).
+      if ((await s.health.check()).includes('disk')) throw new InfrastructureError('disk', undefined);
+      const redisDown = s.cluster.redis() === 'down';
+      // Three consecutive failed syncs (docs/reference/backups.md): serving, but not backed up.
+      const backupFailing = s.backup?.status().failing === true;
       // Photo storage down (an unreachable bucket) degrades only the photo routes
       // (docs/reference/object-storage.md): the node still serves everything else.
-      const redis = s.cluster.redis() === 'down';
-      const storage = (await s.photos.storageHealth()) === 'down';
-      if (!redis && !storage) return { status: 'ok' as const };
-      return { status: 'degraded' as const, ...(redis ? { redis: 'down' as const } : {}), ...(storage ? { storage: 'down' as const } : {}) };
+      const storageDown = (await s.photos.storageHealth()) === 'down';
+      if (redisDown || backupFailing || storageDown)
+        return {
+          status: 'degraded' as const,
+          ...(redisDown ? { redis: 'down' as const } : {}),
+          ...(backupFailing ? { backup: 'failing' as const } : {}),
+          ...(storageDown ? { storage: 'down' as const } : {}),
+        };
+      return { status: 'ok' as const };
     },
   }),
 ];

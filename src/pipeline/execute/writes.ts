@@ -166,8 +166,13 @@ export async function updateRows(c: CollectionModel, read: ReadPlan, updates: Up
         }
       }
       if (!o.trusted && c.rowRules?.canUpdate && !(await c.rowRules.canUpdate(o.scope.jwt, before, after))) throw forbidden();
+      // An account whose email is changed by an admin or a hook (clients go through
+      // /auth/change-email) is no longer verified and loses its sessions (docs/reference/auth.md).
+      const newEmail = c.auth !== undefined && !sameValue(before.email, after.email);
+      if (newEmail) for (const col of c.columnList) if (col.spec.kind === 'isVerified') after[col.name] = false;
       const sets = new Map<ColumnModel, unknown>();
       for (const col of c.columnList) if (!col.hidden && col.name !== 'id' && !sameValue(before[col.name], after[col.name])) sets.set(col, after[col.name]);
+      if (newEmail) await rt.accounts?.revokeAll(tx, c.name, before.id, 'email');
       if (sets.size === 0) {
         pairs.push({ before, after: before });
         continue;
@@ -204,6 +209,8 @@ export async function deleteRows(c: CollectionModel, read: ReadPlan, o: WriteOpt
       }
       if (!o.trusted && c.rowRules?.canDelete && !(await c.rowRules.canDelete(o.scope.jwt, row))) throw forbidden();
       await sql(deleteRowById(tx, rt.driver.dialect, c, row.id));
+      // An account's sessions end with its row, in the same transaction (docs/reference/auth.md).
+      if (c.auth) await rt.accounts?.revokeAll(tx, c.name, row.id, 'deleted');
       changes.push({ table: c.name, op: 'delete', id: row.id, before: row, after: null });
     }
     return found;

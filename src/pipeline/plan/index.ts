@@ -40,7 +40,8 @@ function orderBy(c: CollectionModel, raw: unknown): OrderTerm[] {
     if (!isPlainObject(t)) throw badRequest(p, 'must be {column, direction}');
     for (const k of Object.keys(t)) if (k !== 'column' && k !== 'direction') throw badRequest(`${p}/${k}`, `unknown field "${k}"`);
     const col = typeof t.column === 'string' ? c.columns.get(t.column) : undefined;
-    if (!col) throw badRequest(`${p}/column`, `unknown column "${String(t.column)}"`);
+    // Typed before it is shown: String() of {"toString":1} throws (a 500, issue #26).
+    if (!col) throw badRequest(`${p}/column`, typeof t.column === 'string' ? `unknown column "${t.column}"` : 'must be a column name');
     if (col.hidden || col.spec.kind === 'json' || col.spec.kind === 'list') throw badRequest(`${p}/column`, `${col.name} cannot be sorted`);
     const direction = t.direction ?? 'asc';
     if (direction !== 'asc' && direction !== 'desc') throw badRequest(`${p}/direction`, 'must be "asc" or "desc"');

@@ -12,11 +12,50 @@ const EMAIL = /^[^\s@"<>()[\]\\,;:]+@[^\s@"<>()[\]\\,;:]+\.[^\s@"<>()[\]\\,;:]+$
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 const PHOTO_ID = /^ph_[0-9a-z]{16,32}$/;
 
+/**
+ * Characters that change how an address looks without changing much of what it is: zero-width
+ * characters, bidirectional controls and marks, the BOM. They let one account pose as another in
+ * the dashboard and in emails (docs/reference/auth.md), so addresses holding them are refused.
+ */
+const INVISIBLE_RANGES: readonly (readonly [number, number])[] = [
+  [0x00ad, 0x00ad],
+  [0x034f, 0x034f],
+  [0x061c, 0x061c],
+  [0x115f, 0x1160],
+  [0x17b4, 0x17b5],
+  [0x180b, 0x180f],
+  [0x200b, 0x200f],
+  [0x202a, 0x202e],
+  [0x2060, 0x206f],
+  [0x3164, 0x3164],
+  [0xfe00, 0xfe0f],
+  [0xfeff, 0xfeff],
+  [0xffa0, 0xffa0],
+];
+
+function hasInvisible(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xad) continue;
+    for (const [lo, hi] of INVISIBLE_RANGES) if (c >= lo && c <= hi) return true;
+  }
+  return false;
+}
+
 export function normalizeEmail(value: unknown, path: string): string {
   if (typeof value !== 'string') throw badRequest(path, 'must be a string');
   const email = value.trim().toLowerCase();
   if (email.length > 254 || !EMAIL.test(email)) throw badRequest(path, 'must be an email address');
+  if (hasInvisible(email)) throw badRequest(path, 'must not contain invisible or text-direction characters');
   return email;
+}
+
+/**
+ * The email a rule sees before the body's shape is checked (rules run first, docs/reference/
+ * rules-and-hooks.md): trimmed and lowercased as it will be stored, '' when it is not a string.
+ */
+export function emailForRules(value: unknown): string {
+  return typeof value === 'string' ? value.trim().toLowerCase() : '';
 }
 
 export function normalizeTimestamp(value: unknown, path: string): string {

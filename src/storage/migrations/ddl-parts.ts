@@ -6,15 +6,9 @@ import type { ColumnModel } from '../../core/model.js';
 import type { ColumnSpec } from '../../define/columns.js';
 import type { Dialect } from '../dialect.js';
 import type { Change } from './diff.js';
-import type { ColumnSchema, IndexSchema, SchemaSnapshot, TableSchema } from './snapshot.js';
+import type { ColumnSchema, IndexSchema, TableSchema } from './snapshot.js';
 
-export interface DdlContext {
-  readonly dialect: Dialect;
-  readonly prev: SchemaSnapshot | null;
-  readonly next: SchemaSnapshot;
-  /** ISO time of generation: fills createdAt/updatedAt of existing rows when those columns are added. */
-  readonly now: string;
-}
+export type { DdlContext } from '../dialect.js';
 
 export function specOf(c: ColumnSchema): ColumnSpec {
   return {

@@ -1,128 +1,17 @@
 /**
- * Every piece of SQL text the migrations produce, built only through the Dialect (quote,
- * columnType, encode); PostgreSQL's in-place ALTERs are in ddl-postgres.ts.
- *
- * SQLite can ALTER a table only to add a column (with limits) or drop an unconstrained one, so
- * anything else uses the documented 12-step rebuild (https://sqlite.org/lang_altertable.html#otheralter):
- * create `_tb_new_<t>` with the new shape, copy the common columns, drop the old table, rename
- * the new one, recreate its indexes. Foreign-key enforcement is switched off around the apply (it
- * cannot change inside a transaction) and a `foreign_key_check` inside the migration's
- * transaction aborts it if any reference is left dangling.
- *
- * ON DELETE: a nullable referencing column is `SET NULL` (the referencing row outlives the
- * referenced one); a required one is `NO ACTION`, i.e. restrict: deleting a still-referenced row
- * fails. Not the `RESTRICT` keyword: SQLite reports that one as SQLITE_CONSTRAINT_TRIGGER, while
- * NO ACTION gives SQLITE_CONSTRAINT_FOREIGNKEY, which the driver maps to a 400 (SPEC §2). Without
- * deferrable constraints the two differ only inside a single statement. SPEC §3: "a column may
- * reference another table's id".
+ * The migrations' own bookkeeping SQL (the `_migrations` table), the same on every database, and
+ * the entry points that hand schema changes to the dialect's DDL (sqlite/ddl.ts, postgres/ddl.ts).
  */
 import type { ColumnSpec } from '../../define/columns.js';
-import type { Dialect } from '../dialect.js';
-import { columnDef, createIndexSql, createTableSql, literal, stringLiteral, wholeTableSql, type DdlContext } from './ddl-parts.js';
-import { postgresStatements } from './ddl-postgres.js';
-import { backfillOf, type Change } from './diff.js';
-import { MIGRATIONS_TABLE, REBUILD_PREFIX, type ColumnSchema, type TableSchema } from './snapshot.js';
+import type { DdlContext, Dialect } from '../dialect.js';
+import { stringLiteral } from './ddl-parts.js';
+import type { Change } from './diff.js';
+import { MIGRATIONS_TABLE } from './snapshot.js';
 
-export type { DdlContext } from './ddl-parts.js';
-
-/** SQLite's ADD COLUMN: a NOT NULL column needs a non-null default, a referencing one a null default. */
-function addable(c: ColumnSchema): boolean {
-  if (c.references) return c.nullable && c.default === null;
-  return c.nullable || c.default !== null;
-}
-
-/** True when SQLite needs the rebuild for this change. */
-function needsRebuild(change: Change): boolean {
-  switch (change.op) {
-    case 'addColumn':
-      return !addable(change.column);
-    case 'dropColumn':
-      // DROP COLUMN refuses a column used by a foreign key.
-      return change.column.references !== null;
-    case 'alterColumn':
-      // A kind change over the same storage type (email → text) changes nothing stored.
-      return change.fields.some((f) => f !== 'kind');
-    default:
-      return false;
-  }
-}
-
-function rebuildSql(ctx: DdlContext, prev: TableSchema, next: TableSchema): string[] {
-  const d = ctx.dialect;
-  const q = d.quote;
-  const tmp = REBUILD_PREFIX + next.name;
-  const old = new Map(prev.columns.map((c) => [c.name, c]));
-  const targets: string[] = [];
-  const sources: string[] = [];
-  for (const c of next.columns) {
-    const fill = c.nullable ? null : backfillOf(c);
-    const fillSql = fill === 'default' ? literal(d, c, c.default) : fill === 'now' ? stringLiteral(ctx.now) : null;
-    const had = old.get(c.name);
-    if (had) {
-      targets.push(q(c.name));
-      sources.push(had.nullable && fillSql ? `COALESCE(${q(c.name)}, ${fillSql})` : q(c.name));
-    } else if (fill === 'now') {
-      // New columns with a stored default take it by being left out of the copy.
-      targets.push(q(c.name));
-      sources.push(fillSql!);
-    }
-  }
-  return [
-    createTableSql(d, next, tmp),
-    `INSERT INTO ${q(tmp)} (${targets.join(', ')}) SELECT ${sources.join(', ')} FROM ${q(prev.name)}`,
-    `DROP TABLE ${q(prev.name)}`,
-    `ALTER TABLE ${q(tmp)} RENAME TO ${q(next.name)}`,
-    ...next.indexes.map((ix) => createIndexSql(d, next.name, ix)),
-  ];
-}
-
-function inPlaceSql(d: Dialect, change: Change): string[] {
-  const q = d.quote;
-  switch (change.op) {
-    case 'addColumn':
-      return [`ALTER TABLE ${q(change.table)} ADD COLUMN ${columnDef(d, change.column)}`];
-    case 'dropColumn':
-      return [`ALTER TABLE ${q(change.table)} DROP COLUMN ${q(change.column.name)}`];
-    default:
-      return [];
-  }
-}
+export type { DdlContext } from '../dialect.js';
 
 /** The statements (without trailing semicolons) that carry out `changes`, in order. */
-export function migrationStatements(changes: readonly Change[], ctx: DdlContext): string[] {
-  const d = ctx.dialect;
-  // PostgreSQL alters any column in place: no rebuild.
-  if (d.name === 'postgres') return postgresStatements(changes, ctx);
-  const rebuilt = new Set<string>();
-  for (const c of changes) if (needsRebuild(c)) rebuilt.add(c.table);
-  const prevTables = new Map((ctx.prev?.tables ?? []).map((t) => [t.name, t]));
-  const nextTables = new Map(ctx.next.tables.map((t) => [t.name, t]));
-  const done = new Set<string>();
-  const out: string[] = [];
-  for (const c of changes) {
-    const whole = wholeTableSql(d, c);
-    if (whole) {
-      out.push(...whole);
-      continue;
-    }
-    switch (c.op) {
-      case 'createIndex':
-        if (!rebuilt.has(c.table)) out.push(createIndexSql(d, c.table, c.index));
-        break;
-      case 'dropIndex':
-        // A rebuilt table loses its old indexes with the old table.
-        if (!rebuilt.has(c.table)) out.push(`DROP INDEX ${d.quote(c.index.name)}`);
-        break;
-      default:
-        if (!rebuilt.has(c.table)) out.push(...inPlaceSql(d, c));
-        else if (!done.has(c.table)) {
-          done.add(c.table);
-          out.push(...rebuildSql(ctx, prevTables.get(c.table)!, nextTables.get(c.table)!));
-        }
-    }
-  }
-  return out;
-}
+export const migrationStatements = (changes: readonly Change[], ctx: DdlContext): string[] => ctx.dialect.ddl.migrationStatements(changes, ctx);
 
 const TEXT_SPEC: ColumnSpec = { kind: 'text', nullable: false, default: undefined, hasDefault: false, unique: false, index: false, references: undefined, of: undefined, watches: undefined };
 
@@ -144,31 +33,8 @@ export function recordMigrationSql(d: Dialect, name: string, checksum: string, a
   return `INSERT INTO ${q(MIGRATIONS_TABLE)} (${q('name')}, ${q('checksum')}, ${q('applied_at')}) VALUES (${stringLiteral(name)}, ${stringLiteral(checksum)}, ${stringLiteral(appliedAt)})`;
 }
 
-/**
- * Connection settings around applying migrations. SQLite: foreign keys off, since the rebuild
- * drops a table other tables may reference (with them on, the drop would run their ON DELETE
- * actions); `PRAGMA foreign_keys` is ignored inside a transaction, hence outside the script.
- * `after` restores the driver's setting (it opens every connection with foreign keys on).
- */
-export function applySession(d: Dialect): { before: string[]; after: string[] } {
-  if (d.name !== 'sqlite') return { before: [], after: [] };
-  return { before: ['PRAGMA foreign_keys = OFF'], after: ['PRAGMA foreign_keys = ON'] };
-}
+/** Connection settings around applying migrations (run outside the migration's transaction). */
+export const applySession = (d: Dialect): { before: readonly string[]; after: readonly string[] } => d.ddl.applySession;
 
-export const FOREIGN_KEY_FAILURE = 'the migration leaves references to rows that do not exist (foreign key check failed)';
-
-/**
- * Statements that end each migration's script and abort it (rolling everything back) if any
- * reference dangles. SQLite has no statement that fails on a query result outside a trigger, so
- * a temporary table whose insert trigger raises carries the check.
- */
-export function integrityCheckSql(d: Dialect): string[] {
-  if (d.name !== 'sqlite') return [];
-  const guard = d.quote('_tb_fk_guard');
-  return [
-    `CREATE TEMP TABLE ${guard} (${d.quote('x')} INTEGER)`,
-    `CREATE TEMP TRIGGER ${d.quote('_tb_fk_guard_raise')} BEFORE INSERT ON ${guard} BEGIN SELECT RAISE(ABORT, ${stringLiteral(FOREIGN_KEY_FAILURE)}); END`,
-    `INSERT INTO ${guard} SELECT 1 FROM pragma_foreign_key_check LIMIT 1`,
-    `DROP TABLE temp.${guard}`,
-  ];
-}
+/** Statements that end each migration's script and abort it if any reference dangles. */
+export const integrityCheckSql = (d: Dialect): readonly string[] => d.ddl.integrityCheck;

@@ -9,7 +9,6 @@
  */
 import type { CollectionModel, ProjectModel } from '../../core/model.js';
 import type { ColumnKind, ColumnSpec, Json, ScalarKind } from '../../define/columns.js';
-import type { Dialect } from '../dialect.js';
 
 export const SNAPSHOT_VERSION = 1;
 
@@ -84,7 +83,16 @@ function storedDefault(spec: ColumnSpec, where: string): Json | null {
   return canonicalJson(spec.default, where);
 }
 
-function tableSchema(t: CollectionModel, dialect: Dialect): TableSchema {
+/**
+ * What a snapshot needs of a dialect: its name and column types. Structural, not `Dialect`, so the
+ * Dialect's DDL capability (dialect.ts) can name snapshot types without an import cycle.
+ */
+export interface TypeSource {
+  readonly name: string;
+  columnType(spec: ColumnSpec): string;
+}
+
+function tableSchema(t: CollectionModel, dialect: TypeSource): TableSchema {
   const columns: ColumnSchema[] = t.columnList.map((c) => {
     const id = c.spec.kind === 'id';
     return Object.freeze({
@@ -121,7 +129,7 @@ function tableSchema(t: CollectionModel, dialect: Dialect): TableSchema {
 }
 
 /** The stored schema of `model` for `dialect`. Views are left out: they are never stored. */
-export function schemaOf(model: ProjectModel, dialect: Dialect): SchemaSnapshot {
+export function schemaOf(model: ProjectModel, dialect: TypeSource): SchemaSnapshot {
   const tables = model.tables
     .filter((t) => t.kind === 'table')
     .map((t) => {

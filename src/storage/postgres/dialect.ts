@@ -16,6 +16,7 @@
 import type { ColumnModel } from '../../core/model.js';
 import type { ColumnSpec } from '../../define/columns.js';
 import type { Bind, Dialect } from '../dialect.js';
+import { postgresDdl } from './ddl.js';
 import type { RawRow } from '../plan.js';
 import type { Row } from '../plan.js';
 
@@ -78,4 +79,10 @@ export const postgresDialect: Dialect = Object.freeze({
         return 'TEXT COLLATE "C"';
     }
   },
+  blobType: 'BYTEA',
+  supportsSkipLocked: true,
+  supportsReturning: true,
+  upsert: 'on-conflict' as const,
+  sharedByNodes: true,
+  ddl: postgresDdl,
 });

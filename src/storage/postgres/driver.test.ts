@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { otpCodesTable } from '../../auth/schema.js';
+import { devicesTable, queueTable } from '../../push/schema.js';
 import { driverConformance } from '../driver-conformance.js';
+import { repositoryConformance } from '../repos-conformance.js';
 import { postgresHarness } from '../test-drivers.js';
 import { openPostgres } from './driver.js';
 import { parseTimestamp } from './types.js';
 
 driverConformance(postgresHarness);
+repositoryConformance(postgresHarness, { otp: otpCodesTable, devices: devicesTable, queue: queueTable, declared: [otpCodesTable, devicesTable, queueTable] });
 
 describe('postgres driver specifics', () => {
   it('reads timestamps as ISO strings with milliseconds in UTC', () => {

@@ -8,7 +8,7 @@
  * survives `kill -9` of the node and of the database server (issue #15, "Durability").
  */
 import pg from 'pg';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, infrastructureError } from '../../core/errors.js';
 import type { Driver, Tx } from '../driver.js';
 import type { RawRow } from '../plan.js';
 import type { SqlParams } from '../driver.js';
@@ -176,10 +176,11 @@ export class PostgresDriver implements Driver {
     if (typeof code !== 'string') return null;
     const known = CLIENT_ERRORS[code];
     if (known) return known();
-    // Lost connections, a server shutting down, too many clients, serialization failures: retry later.
-    if (code.startsWith('08') || code.startsWith('53') || code.startsWith('57P') || code === '40001' || code === '40P01' || code === 'ECONNREFUSED' || code === 'ECONNRESET') {
-      return new ApiError('UNAVAILABLE');
-    }
+    // Lost connections, a server shutting down, too many clients: the one mapping (core/errors.ts).
+    const infra = infrastructureError(err);
+    if (infra) return infra;
+    // Serialization failures and deadlocks: retry at once.
+    if (code === '40001' || code === '40P01') return new ApiError('UNAVAILABLE', undefined, { headers: { 'Retry-After': '1' } });
     return null;
   }
 

@@ -2,6 +2,7 @@
 import type { ColumnModel } from '../../core/model.js';
 import type { ColumnSpec } from '../../define/columns.js';
 import type { Bind, Dialect } from '../dialect.js';
+import { sqliteDdl } from './ddl.js';
 import type { RawRow } from '../plan.js';
 import type { Row } from '../plan.js';
 
@@ -90,4 +91,11 @@ export const sqliteDialect: Dialect = Object.freeze({
         return 'TEXT';
     }
   },
+  blobType: 'BLOB',
+  // SQLite has one writer: a claim inside the write transaction already excludes every other.
+  supportsSkipLocked: false,
+  supportsReturning: true,
+  upsert: 'on-conflict' as const,
+  sharedByNodes: false,
+  ddl: sqliteDdl,
 });

@@ -6,10 +6,10 @@
  * Foreign keys keep PostgreSQL's own constraint name for a column-level REFERENCES
  * (`<table>_<column>_fkey`), so a later change can drop and re-add them by name.
  */
-import type { Dialect } from '../dialect.js';
-import { columnDef, createIndexSql, literal, stringLiteral, typeOf, wholeTableSql, type DdlContext } from './ddl-parts.js';
-import { backfillOf, type Change } from './diff.js';
-import type { ColumnSchema } from './snapshot.js';
+import type { DdlContext, Dialect, DialectDdl } from '../dialect.js';
+import { columnDef, createIndexSql, literal, stringLiteral, typeOf, wholeTableSql } from '../migrations/ddl-parts.js';
+import { backfillOf, type Change } from '../migrations/diff.js';
+import type { ColumnSchema } from '../migrations/snapshot.js';
 
 type AlterChange = Extract<Change, { op: 'alterColumn' }>;
 
@@ -76,7 +76,7 @@ function alterColumn(d: Dialect, ch: AlterChange, now: string): string[] {
   return out;
 }
 
-export function postgresStatements(changes: readonly Change[], ctx: DdlContext): string[] {
+function migrationStatements(changes: readonly Change[], ctx: DdlContext): string[] {
   const d = ctx.dialect;
   const q = d.quote;
   const out: string[] = [];
@@ -107,3 +107,13 @@ export function postgresStatements(changes: readonly Change[], ctx: DdlContext):
   }
   return out;
 }
+
+/**
+ * PostgreSQL's DDL: in-place ALTERs; DDL is transactional and foreign keys are checked as the
+ * statements run, so no session settings and no closing integrity check.
+ */
+export const postgresDdl: DialectDdl = Object.freeze({
+  migrationStatements,
+  applySession: Object.freeze({ before: [], after: [] }),
+  integrityCheck: [],
+});
