@@ -86,6 +86,8 @@ export function configFlags(args: Args, projectDir = projectDirOf(args)): Flags 
     database: flag(args, 'database'),
     redis: flag(args, 'redis'),
     storage: flag(args, 'storage'),
+    tlsCert: flag(args, 'tls-cert'),
+    tlsKey: flag(args, 'tls-key'),
     backup: flag(args, 'backup'),
   };
 }

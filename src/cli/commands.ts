@@ -23,6 +23,8 @@ const PORT: FlagSpec = {
 };
 const DATABASE: FlagSpec = { name: 'database', value: 'URL', help: 'postgres:// URL (DATABASE_URL; default: SQLite in the data folder)', check: checkDatabaseUrl };
 const REDIS: FlagSpec = { name: 'redis', value: 'URL', help: 'redis:// or rediss:// URL shared by the nodes (REDIS_URL; default: none)', check: checkRedisUrl };
+const TLS_CERT: FlagSpec = { name: 'tls-cert', value: 'FILE', help: 'PEM certificate chain: serve HTTPS with HTTP/2 and HTTP/1.1 (TLS_CERT; needs --tls-key)' };
+const TLS_KEY: FlagSpec = { name: 'tls-key', value: 'FILE', help: 'PEM private key of --tls-cert (TLS_KEY)' };
 const WORKERS: FlagSpec = {
   name: 'workers',
   value: 'N',
@@ -36,7 +38,7 @@ const STORAGE: FlagSpec = {
   check: checkStorageUrl,
 };
 const BACKUP: FlagSpec = { name: 'backup', value: 'URL', help: 'continuous backup to file:///abs/path or s3://bucket/prefix (BACKUP_URL; default: none)', check: (v) => checkBackupUrl(v) };
-const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, WORKERS, STORAGE, BACKUP];
+const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, WORKERS, STORAGE, BACKUP, TLS_CERT, TLS_KEY];
 const FROM: FlagSpec = { name: 'from', value: 'URL', help: 'the backup destination (file:///abs/path or s3://bucket/prefix)', check: (v) => checkBackupUrl(v, '--from') };
 const AT: FlagSpec = { name: 'at', value: 'T', help: 'ISO-8601 time or epoch milliseconds (default: the latest)' };
 

@@ -26,6 +26,10 @@ export interface AppConfig {
   readonly streamHeartbeatMs: number;
   readonly maxStreams: number;
   readonly maxStreamsPerIp: number;
+  /** /db/live subscriptions per connection (docs/reference/live.md; default 200). */
+  readonly maxSubscriptionsPerConnection: number;
+  /** PEM files: serve HTTPS with HTTP/2 + HTTP/1.1 on the port (`--tls-cert`/`--tls-key`, `TLS_CERT`/`TLS_KEY`). */
+  readonly tls: { readonly cert: string; readonly key: string } | undefined;
   /** Budget for everything live queries hold (docs/reference/configuration.md; default 256 MiB). */
   readonly maxLiveMemoryBytes: number;
   /** `postgres://` or `postgresql://` URL (SPEC §1, §14); undefined: SQLite in the data folder. */
@@ -63,6 +67,8 @@ export interface Flags {
   database?: string;
   redis?: string;
   storage?: string;
+  tlsCert?: string;
+  tlsKey?: string;
   backup?: string;
 }
 
@@ -121,6 +127,13 @@ function pickUrl(sources: readonly [string, string | undefined][], check: (url: 
   return found[1];
 }
 
+/** Both files or neither: a certificate without its key (or the reverse) refuses to start. */
+function tlsOf(cert: string | undefined, key: string | undefined, projectDir: string): AppConfig['tls'] {
+  if (!cert && !key) return undefined;
+  if (!cert || !key) throw new Error('HTTPS needs both --tls-cert and --tls-key (or TLS_CERT and TLS_KEY)');
+  return { cert: resolve(projectDir, cert), key: resolve(projectDir, key) };
+}
+
 export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Project, secrets: { jwtSecret: string; passwordSecret: string }): AppConfig {
   const projectDir = resolve(flags.project ?? env.TABLEBASE_PROJECT ?? '.');
   const s = project.server ?? {};
@@ -144,6 +157,8 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
     streamHeartbeatMs: Number(env.TABLEBASE_STREAM_HEARTBEAT_MS ?? s.streams?.heartbeatMs ?? 15_000),
     maxStreams: Number(env.TABLEBASE_MAX_STREAMS ?? s.streams?.maxOpen ?? 10_000),
     maxStreamsPerIp: Number(env.TABLEBASE_MAX_STREAMS_PER_IP ?? s.streams?.maxPerIp ?? 100),
+    maxSubscriptionsPerConnection: Number(env.TABLEBASE_MAX_SUBSCRIPTIONS ?? s.streams?.maxPerConnection ?? 200),
+    tls: tlsOf(flags.tlsCert ?? env.TLS_CERT, flags.tlsKey ?? env.TLS_KEY, projectDir),
     maxLiveMemoryBytes: Number(env.TABLEBASE_MAX_LIVE_MEMORY_BYTES ?? s.maxLiveMemoryBytes ?? 256 * 1024 * 1024),
     databaseUrl: pickUrl(
       [

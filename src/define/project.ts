@@ -85,7 +85,7 @@ export interface ServerOptions {
   publicUrl?: string;
   /** The policy for every key no table overrides (default 100 per minute). */
   defaultPolicy?: RateLimitPolicy;
-  streams?: { heartbeatMs?: number; maxOpen?: number; maxPerIp?: number };
+  streams?: { heartbeatMs?: number; maxOpen?: number; maxPerIp?: number; /** /db/live subscriptions per connection (default 200). */ maxPerConnection?: number };
   /** PostgreSQL URL (SPEC §14); `--database` and `DATABASE_URL` win. Default: SQLite in the data folder. */
   databaseUrl?: string;
   /** Redis URL shared by the nodes (SPEC §14); `--redis` and `REDIS_URL` win. Default: none. */

@@ -5,8 +5,7 @@
  * (SPEC §1): stop accepting, finish in-flight requests and queued writes, close streams, close
  * the database.
  */
-import { mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createAuthFlows } from '../auth/flows.js';
 import { authInternalTables, createAuthServices, type AuthServices } from '../auth/index.js';
@@ -16,7 +15,7 @@ import type { AnyTable } from '../define/table.js';
 import { createEmailService } from '../email/index.js';
 import { Router } from '../http/router.js';
 import { routeTable } from '../http/routes.js';
-import { createServer } from '../http/server.js';
+import { createServer, type AppServer } from '../http/server.js';
 import type { Services } from '../http/services.js';
 import { buildOpenApi, toYaml } from '../openapi/index.js';
 import { createLiveEngine, type LiveEngine } from '../live/index.js';
@@ -272,7 +271,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
   // Revocations written by another process (`tablebase admin create`, another node) reach this
   // one's in-memory list within seconds.
   const revocations = setInterval(() => void auth.sessions.loadRevocations().catch((err) => log.warn({ err }, 'revocation reload failed')), 5_000).unref();
-  let server: Server | undefined;
+  let server: AppServer | undefined;
 
   const app: App = {
     rt,
@@ -289,7 +288,19 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
     },
     listen: () =>
       new Promise((resolvePort, reject) => {
-        server = createServer({ router, services, corsOrigins: config.corsOrigins, log, metrics, ...serverRole(proc, config, driver.dialect, dashboard.observe, cluster, (f) => (workerLive = f)) });
+        // TLS on the public port only: the primary of --workers listens on a private socket.
+        const tls = config.tls && proc.role !== 'primary' ? { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) } : undefined;
+        server = createServer({
+          router,
+          services,
+          corsOrigins: config.corsOrigins,
+          log,
+          metrics,
+          ...serverRole(proc, config, driver.dialect, dashboard.observe, cluster, (f) => (workerLive = f)),
+          maxSubscriptions: config.maxSubscriptionsPerConnection,
+          maxLiveConnections: { total: config.maxStreams, perIp: config.maxStreamsPerIp },
+          ...(tls ? { tls } : {}),
+        });
         server.once('error', reject);
         const listening = () => {
           if (ownsWriter(proc)) {
