@@ -10,6 +10,8 @@
  *   cluster/       what nodes share over Redis (change bus, revocations, rate-limit store, cron
  *                  leadership): sits beside the services it connects (live, auth, ratelimit), below
  *                  http/ and server/, so it is checked as a feature folder (never imports http/)
+ *   s3/            the S3 client shared by photos and backups (AWS SDK v3): a floor for both, checked
+ *                  as a feature folder (never imports http/)
  *   http/          the only folder that knows HTTP: server, route declarations, lifecycle
  *   openapi/       the document, from the declarations and the model
  *   server/        the composition root (createApp)
@@ -19,7 +21,7 @@
  */
 /* global module */
 const TESTS = '(\\.test\\.ts|/test-support\\.ts|/test-fixtures\\.ts|/store-conformance\\.ts)$';
-const FEATURES = '^src/(auth|photos|email|live|cron|dashboard|ratelimit|push|cluster|pipeline|storage|core|define|backup)/';
+const FEATURES = '^src/(auth|photos|email|live|cron|dashboard|ratelimit|push|cluster|pipeline|storage|core|define|backup|s3)/';
 
 module.exports = {
   forbidden: [

@@ -10,6 +10,10 @@
  * from /proc/<pid>/status every few milliseconds before, during and after; VmHWM (the kernel's
  * peak RSS) catches any spike between samples, and /proc/<pid>/io `rchar` shows how many bytes
  * the server actually read. Exits 1 when the peak grew by half the body size or more.
+ *
+ * Then (bench/photo-transfer.ts; `--transfer-only` skips the part above) a 50 MB photo that is
+ * accepted, up and down, through the local folder and through S3 in the same run: throughput
+ * against the local store, and RSS growth under 64 MB on S3.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -17,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as tick, setTimeout as sleep } from 'node:timers/promises';
 import { startProcess } from './lib.js';
+import { transferBench } from './photo-transfer.js';
 
 const BODY = 50 * 1024 * 1024;
 const CHUNK = 64 * 1024;
@@ -108,6 +113,11 @@ function streamUpload(base: string, contentType: string, prefix: Buffer, token: 
 
 const mb = (n: number) => (n / MB).toFixed(1);
 
+if (process.argv.includes('--transfer-only')) {
+  process.exitCode = (await transferBench()) ? 0 : 1;
+  process.exit();
+}
+
 const data = mkdtempSync(join(tmpdir(), 'tb-photo-mem-'));
 const server = await startProcess(['bin/tablebase.mjs', 'serve', '--project', 'examples/conformance', '--data', data, '--host', '127.0.0.1', '--port', '{port}']);
 const pid = server.proc.pid!;
@@ -180,7 +190,8 @@ try {
   const grew = Math.max(peak, hwmAfter > hwmBefore ? hwmAfter : 0) - baseline;
   const flat = grew < BODY / 2 && healthy;
   console.log(flat ? `\nflat: the peak stayed ${mb(grew)} MB above the baseline` : `\nNOT flat: +${mb(grew)} MB`);
-  process.exitCode = flat ? 0 : 1;
+  const transferred = await transferBench();
+  process.exitCode = flat && transferred ? 0 : 1;
 } finally {
   server.stop();
   rmSync(data, { recursive: true, force: true });

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm test` (issue #27 item 9): every check runs even when an earlier one failed — the type check,
-// the layer rules, the storage boundary, the suite on SQLite, then the end-to-end suite again on PostgreSQL + Redis —
-// and a summary names each result. The exit code is non-zero when any of them failed.
-// Extra arguments go to both vitest runs (`npm test -- test/data`).
+// the layer rules, the storage boundary, the suite on SQLite, then the end-to-end suite again on
+// PostgreSQL + Redis, and the photo end-to-end tests again with photos in an S3 bucket — and a
+// summary names each result. The exit code is non-zero when any of them failed.
+// Extra arguments go to every vitest run (`npm test -- test/data`).
 import { spawnSync } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 
@@ -17,6 +18,7 @@ const steps = [
   ['storage boundary (no SQL text or database-name checks outside src/storage/)', 'node', ['--import', 'tsx', 'scripts/check-storage-boundary.ts']],
   ['tests on SQLite (vitest.config.ts)', 'vitest', ['run', ...extra]],
   ['end-to-end tests on PostgreSQL + Redis (vitest.postgres.config.ts)', 'vitest', ['run', '--config', 'vitest.postgres.config.ts', ...extra]],
+  ['photo end-to-end tests on S3 (vitest.s3.config.ts)', 'vitest', ['run', '--config', 'vitest.s3.config.ts', ...extra]],
 ];
 
 const results = [];

@@ -85,6 +85,7 @@ export function configFlags(args: Args, projectDir = projectDirOf(args)): Flags 
     port: flag(args, 'port'),
     database: flag(args, 'database'),
     redis: flag(args, 'redis'),
+    storage: flag(args, 'storage'),
     tlsCert: flag(args, 'tls-cert'),
     tlsKey: flag(args, 'tls-key'),
     backup: flag(args, 'backup'),

@@ -2,7 +2,7 @@
  * The CLI's table of contents: every command, the flags it accepts, and the file that runs it
  * (SPEC §1). A flag not listed for a command is refused (see args.ts).
  */
-import { checkDatabaseUrl, checkRedisUrl } from '../core/config.js';
+import { checkDatabaseUrl, checkRedisUrl, checkStorageUrl } from '../core/config.js';
 import { checkBackupUrl } from '../core/backup-settings.js';
 import { checkWorkers } from '../server/workers.js';
 import type { Args, FlagSpec } from './args.js';
@@ -31,8 +31,14 @@ const WORKERS: FlagSpec = {
   help: 'worker processes on one port: a number or auto, one per CPU (WORKERS; default: auto for serve, 1 for dev)',
   check: (v) => checkWorkers(v),
 };
+const STORAGE: FlagSpec = {
+  name: 'storage',
+  value: 'URL',
+  help: 'where photos live: file:///path or s3://bucket/prefix, credentials from S3_* (STORAGE_URL; default: <data>/photos)',
+  check: checkStorageUrl,
+};
 const BACKUP: FlagSpec = { name: 'backup', value: 'URL', help: 'continuous backup to file:///abs/path or s3://bucket/prefix (BACKUP_URL; default: none)', check: (v) => checkBackupUrl(v) };
-const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, WORKERS, BACKUP, TLS_CERT, TLS_KEY];
+const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, WORKERS, STORAGE, BACKUP, TLS_CERT, TLS_KEY];
 const FROM: FlagSpec = { name: 'from', value: 'URL', help: 'the backup destination (file:///abs/path or s3://bucket/prefix)', check: (v) => checkBackupUrl(v, '--from') };
 const AT: FlagSpec = { name: 'at', value: 'T', help: 'ISO-8601 time or epoch milliseconds (default: the latest)' };
 
@@ -100,6 +106,18 @@ export const COMMANDS: readonly Command[] = [
       { name: 'password', value: 'PASSWORD', help: 'at least 8 characters' },
     ],
     run: async (a) => (await import('./admin.js')).admin(a),
+  },
+  {
+    name: 'storage migrate',
+    summary: 'Copy every photo and thumbnail to another store (file:// or s3://), verified by checksum; safe to re-run.',
+    flags: [
+      PROJECT,
+      DATA,
+      DATABASE,
+      STORAGE,
+      { name: 'to', value: 'URL', help: 'the new store: file:///absolute/path or s3://bucket/prefix (credentials from S3_*)', check: (v) => checkStorageUrl(v, '--to') },
+    ],
+    run: async (a) => (await import('./storage.js')).storage(a),
   },
   {
     name: 'backup create',

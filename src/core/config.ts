@@ -36,6 +36,11 @@ export interface AppConfig {
   readonly databaseUrl: string | undefined;
   /** `redis://` or `rediss://` URL (SPEC §1, §14); undefined: no Redis. */
   readonly redisUrl: string | undefined;
+  /**
+   * Where photo bytes live: `file://…` or `s3://bucket/prefix` (docs/reference/object-storage.md);
+   * undefined: `<data>/photos/` (in PostgreSQL's `_blobs` too when on PostgreSQL).
+   */
+  readonly storageUrl: string | undefined;
   /** Prefix of every Redis key and channel (`REDIS_PREFIX`; default `tablebase:<database name>:`). */
   readonly redisPrefix: string | undefined;
   /** Continuous backup (`--backup`, BACKUP_URL, config `backup`); undefined: none. */
@@ -61,6 +66,7 @@ export interface Flags {
   port?: string;
   database?: string;
   redis?: string;
+  storage?: string;
   tlsCert?: string;
   tlsKey?: string;
   backup?: string;
@@ -82,6 +88,20 @@ export function checkDatabaseUrl(url: string, source = '--database'): string | u
 /** A one-line problem with a Redis URL, or undefined. */
 export function checkRedisUrl(url: string, source = '--redis'): string | undefined {
   return checkUrl(url, source, ['redis:', 'rediss:'], 'a redis:// or rediss:// URL');
+}
+
+/** A one-line problem with a storage URL, or undefined (an s3:// URL holds no secret: credentials come from S3_* variables). */
+export function checkStorageUrl(url: string, source = '--storage'): string | undefined {
+  const what = 'a file:///absolute/path or s3://bucket/prefix URL';
+  if (/^s3:\/\//i.test(url)) {
+    if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^?#]*)?$/.test(url)) return `${source} must be ${what}; "${url}" does not name a valid bucket`;
+    return undefined;
+  }
+  if (/^file:\/\//i.test(url)) {
+    if (!/^file:\/\/\//i.test(url)) return `${source} must be ${what}: file:///absolute/path`;
+    return undefined;
+  }
+  return `${source} must be ${what}`;
 }
 
 function checkUrl(url: string, source: string, schemes: readonly string[], what: string): string | undefined {
@@ -155,6 +175,14 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
         ['server.redisUrl', s.redisUrl],
       ],
       checkRedisUrl,
+    ),
+    storageUrl: pickUrl(
+      [
+        ['--storage', flags.storage],
+        ['STORAGE_URL', env.STORAGE_URL],
+        ['storage', project.storage],
+      ],
+      checkStorageUrl,
     ),
     redisPrefix: env.REDIS_PREFIX || undefined,
     backup: resolveBackup(flags.backup, env, project.backup),

@@ -140,6 +140,12 @@ export interface ProjectSettings {
   name?: string;
   views?: AnyView[];
   photos?: PhotoOptions;
+  /**
+   * Where photo bytes live: `file:///abs/path` or `s3://bucket/prefix`; `--storage` and
+   * `STORAGE_URL` win (docs/reference/object-storage.md). S3 credentials come from `S3_*`
+   * environment variables only. Default: `<data>/photos/`.
+   */
+  storage?: string;
   email?: EmailOptions;
   auth?: AuthSettings;
   server?: ServerOptions;

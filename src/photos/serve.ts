@@ -3,14 +3,15 @@
  * `Content-Type`, `Content-Length`, a strong `ETag`, `Cache-Control`, `X-Content-Type-Options`;
  * `If-None-Match` → 304; single byte ranges → 206 (RFC 9110 §14); HEAD answers headers only.
  *
- * The file is opened once and everything (size, ETag, body) comes from that descriptor, so a
- * concurrent delete or thumbnail eviction cannot make the headers and the body disagree.
+ * The original is opened once and everything (size, ETag, body) comes from that one opening: a
+ * file descriptor, or for object storage one HEAD and then one ranged GET
+ * (docs/reference/object-storage.md).
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { ApiError } from '../core/errors.js';
 import type { RequestHead, Sink } from '../core/sink.js';
 import type { PhotoRow } from '../define/project.js';
-import { isMissing, type BlobStore } from './blob-store.js';
+import { isMissing, type BlobStore, type OpenedBlob } from './blob-store.js';
 import { Thumbnailer, type ThumbSize } from './thumbs.js';
 
 export type RangeResult = { kind: 'none' } | { kind: 'range'; start: number; end: number } | { kind: 'unsatisfiable' };
@@ -88,11 +89,10 @@ export function thumbnailerFor(store: BlobStore): Thumbnailer {
  */
 export async function servePhoto(req: RequestHead, out: Sink, options: ServePhotoOptions): Promise<void> {
   const { photo, store, thumb } = options;
-  if (!thumb) await store.fetch?.(photo.id);
-  const handle = thumb ? await openThumb(options, thumb) : await openOrNotFound(store.path(photo.id));
+  const blob = thumb ? await fileBlob(await openThumb(options, thumb)) : await openOriginal(store, photo.id);
   let streaming = false;
   try {
-    const { size } = await handle.stat();
+    const { size } = blob;
     const etag = thumb ? `"${photo.id}-${thumb.width}x${thumb.height}-${size.toString(36)}"` : `"${photo.id}-${size.toString(36)}"`;
     const headers: Record<string, string | number> = { ETag: etag, 'Cache-Control': cacheControl(req), 'X-Content-Type-Options': 'nosniff' };
     // RFC 9110 §13.2.2: If-None-Match is evaluated before Range.
@@ -115,15 +115,43 @@ export async function servePhoto(req: RequestHead, out: Sink, options: ServePhot
     headers['Content-Type'] = photo.mimeType;
     headers['Content-Length'] = end - start + 1;
     if (range.kind === 'range') headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
-    out.start(range.kind === 'range' ? 206 : 200, headers);
     if (req.method === 'HEAD' || size === 0) {
+      out.start(range.kind === 'range' ? 206 : 200, headers);
       out.end();
       return;
     }
+    // Open the bytes before the status goes out: a store that fails here still answers an error.
+    const body = await blob.read(start, end);
+    out.start(range.kind === 'range' ? 206 : 200, headers);
     streaming = true;
-    await out.pipeFrom(handle.createReadStream({ start, end, autoClose: true }));
+    await out.pipeFrom(body);
   } finally {
-    if (!streaming) await handle.close();
+    if (!streaming) await blob.close();
+  }
+}
+
+/** The original: from the store's own opener (object storage) or its file on this disk. */
+async function openOriginal(store: BlobStore, id: string): Promise<OpenedBlob> {
+  if (store.openBlob) {
+    const blob = await store.openBlob(id);
+    if (!blob) throw new ApiError('NOT_FOUND', 'No such photo');
+    return blob;
+  }
+  await store.fetch?.(id);
+  return await fileBlob(await openOrNotFound(store.path(id)));
+}
+
+/**
+ * A file opened once: size and bytes come from the one descriptor, so a concurrent delete or
+ * thumbnail eviction cannot make the headers and the body disagree. The stream closes it.
+ */
+async function fileBlob(handle: FileHandle): Promise<OpenedBlob> {
+  try {
+    const { size } = await handle.stat();
+    return { size, read: (start, end) => Promise.resolve(handle.createReadStream({ start, end, autoClose: true })), close: () => handle.close() };
+  } catch (err) {
+    await handle.close();
+    throw err;
   }
 }
 

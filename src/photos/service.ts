@@ -19,6 +19,7 @@ import { receiveUpload } from './upload.js';
 import { servePhoto } from './serve.js';
 import { parseThumb, Thumbnailer } from './thumbs.js';
 import { IMAGE_MIME_TYPES } from './sniff.js';
+import { clearPending, markPending, PhotoRecovery } from './recovery.js';
 
 export const DEFAULT_PHOTO_MAX_BYTES = 5 * 1024 * 1024;
 export const DEFAULT_PHOTO_MIME_TYPES: readonly string[] = IMAGE_MIME_TYPES;
@@ -66,6 +67,8 @@ export interface PhotoServiceOptions {
   now: () => string;
   /** Told about cleanup failures that must not change the caller's answer. */
   onError?: (err: unknown, context: string) => void;
+  /** Orphan sweep tuning (tests); see recovery.ts. */
+  recovery?: { graceMs?: number; pageSize?: number; intervalMs?: number };
 }
 
 export interface PhotoService {
@@ -81,6 +84,11 @@ export interface PhotoService {
   serve(req: RequestHead, out: Sink, id: string, jwt: Jwt | null, thumb: string | null | undefined): Promise<void>;
   /** `DELETE /img/{id}` → answer 204 when it resolves. */
   delete(id: string, jwt: Jwt | null): Promise<void>;
+  /** 'down' while the store cannot be reached (object storage); the file store is always 'up'. */
+  storageHealth(): Promise<'up' | 'down'>;
+  /** Removes what a crash left (bytes without a row), then keeps sweeping in the background. */
+  startRecovery(): Promise<void>;
+  stopRecovery(): Promise<void>;
 }
 
 /** Unset rules take the seed's defaults; a set rule allows only on a literal `true`. */
@@ -98,6 +106,7 @@ export function createPhotoService(config: PhotoServiceOptions): PhotoService {
   const store = config.store ?? new FsBlobStore(join(config.dataDir, 'photos'));
   const thumbnails = new Thumbnailer(store);
   const report = config.onError ?? (() => {});
+  const recovery = new PhotoRecovery({ store, hasRow: async (id) => (await config.repo.get(id)) !== null, report, ...config.recovery });
 
   async function find(id: string): Promise<PhotoRow> {
     const row = PHOTO_ID.test(id) ? await config.repo.get(id) : null;
@@ -120,10 +129,11 @@ export function createPhotoService(config: PhotoServiceOptions): PhotoService {
     async upload(req, jwt) {
       // Limits before rules (SPEC §10): an oversized or wrong-typed body is 413 / 415 for everyone.
       const received = await receiveUpload(req, { maxBytes, allowedMimeTypes, tempDir: store.tempDir });
-      let committed: string | null = null;
+      let mark: string | null = null;
+      let id: string | null = null;
       try {
         if (!(await allows(rules.canUpload, false, jwt))) throw new ApiError('FORBIDDEN');
-        const id = config.newId();
+        id = config.newId();
         if (!PHOTO_ID.test(id)) throw new Error(`newId produced "${id}", not a photo id`);
         const row: PhotoRow = {
           id,
@@ -134,14 +144,24 @@ export function createPhotoService(config: PhotoServiceOptions): PhotoService {
           height: received.height,
           createdAt: config.now(),
         };
+        // The mark outlives a kill -9 between storing the bytes and the row (recovery.ts).
+        mark = await markPending(store, id);
         await store.commit(received.tempPath, id);
-        committed = id;
         await config.repo.insert(row);
+        await clearPending(mark);
         return row;
       } catch (err) {
         await rm(received.tempPath, { force: true });
-        // The row never made it: the blob it would have pointed at must not linger.
-        if (committed) await store.delete(committed).catch((e: unknown) => report(e, 'removing the blob of a failed photo insert'));
+        // The row never made it: the bytes it would have pointed at must not linger. A store that
+        // failed mid-way may still hold some, so they are removed whenever a mark was written; if
+        // that fails too, the mark stays for the sweep.
+        if (mark && id) {
+          const removed = await store.delete(id).then(
+            () => true,
+            (e: unknown) => (report(e, 'removing the blob of a failed photo insert'), false),
+          );
+          if (removed) await clearPending(mark);
+        }
         throw err;
       }
     },
@@ -162,5 +182,9 @@ export function createPhotoService(config: PhotoServiceOptions): PhotoService {
       await config.repo.delete(id);
       await store.delete(id).catch((e: unknown) => report(e, `removing the files of photo ${id}`));
     },
+
+    storageHealth: () => store.health(),
+    startRecovery: () => recovery.start(),
+    stopRecovery: () => recovery.stop(),
   };
 }

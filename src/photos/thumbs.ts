@@ -11,13 +11,12 @@
  *   the upload check still cannot exhaust memory.
  */
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
 import { createRequire } from 'node:module';
 import type Sharp from 'sharp';
 import { ApiError } from '../core/errors.js';
 import type { PhotoRow } from '../define/project.js';
-import { isMissing, type BlobStore } from './blob-store.js';
+import { isMissing, tempName, type BlobStore } from './blob-store.js';
 import { MAX_PIXELS } from './inspect.js';
 
 // Loaded on first use, not at start (issue #25: a start loads only what the first request needs).
@@ -100,11 +99,15 @@ export class Thumbnailer {
     const format = FORMATS[photo.mimeType];
     if (!format) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Thumbnails cannot be made for this photo type');
     await this.#acquire();
-    const temp = join(this.#store.tempDir, `th_${randomBytes(12).toString('hex')}.part`);
+    const temp = join(this.#store.tempDir, tempName('th'));
+    // Stores that keep originals elsewhere hand over a temporary copy to render from.
+    const copy = this.#store.copyOriginal ? join(this.#store.tempDir, tempName('src')) : null;
     try {
       this.#renders++;
-      await this.#store.fetch?.(photo.id);
-      await this.#render(this.#store.path(photo.id), temp, format, size);
+      if (copy) {
+        if (!(await this.#store.copyOriginal!(photo.id, copy))) throw new ApiError('NOT_FOUND', 'No such photo');
+      } else await this.#store.fetch?.(photo.id);
+      await this.#render(copy ?? this.#store.path(photo.id), temp, format, size);
       await fsyncFile(temp); // a cached thumb is served for a year: never let a crash leave a torn one
       const dir = this.#store.thumbDir(photo.id);
       await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -119,6 +122,7 @@ export class Thumbnailer {
       return target;
     } finally {
       await rm(temp, { force: true });
+      if (copy) await rm(copy, { force: true });
       this.#release();
     }
   }

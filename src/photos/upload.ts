@@ -11,7 +11,6 @@
 import type { RequestStream } from '../core/sink.js';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { createRequire } from 'node:module';
@@ -19,6 +18,7 @@ import type busboy from 'busboy';
 import type sharp from 'sharp';
 import { ApiError } from '../core/errors.js';
 import { checkDimensions, tooLarge, unsupported, UploadInspector } from './inspect.js';
+import { tempName } from './blob-store.js';
 import { normalizeMime, type Dimensions, type ImageMime } from './sniff.js';
 import { loadSharp } from './thumbs.js';
 
@@ -68,7 +68,7 @@ export async function receiveUpload(req: RequestStream, options: UploadOptions):
   const declared = declaredLength(req);
   if (declared !== null && declared > options.maxBytes + (multipart ? MULTIPART_SLACK : 0)) throw tooLarge();
 
-  const tempPath = join(options.tempDir, `up_${randomBytes(12).toString('hex')}.part`);
+  const tempPath = join(options.tempDir, tempName('up'));
   const allowed = options.allowedMimeTypes.map(normalizeMime);
   const received = await new Promise<{ inspector: UploadInspector }>((resolve, reject) => {
     const run = new UploadRun(req, tempPath, resolve, reject);

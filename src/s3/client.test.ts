@@ -31,6 +31,31 @@ describe('s3 URLs and settings', () => {
   });
 });
 
+describe('addressing', () => {
+  /** The host and path a request would go to, captured before it is sent. */
+  async function target(env: NodeJS.ProcessEnv): Promise<string> {
+    const bucket = openS3('s3://photos-1/pre', { S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's', ...env });
+    let seen = '';
+    bucket.client.middlewareStack.add(
+      () => async (args) => {
+        const req = args.request as { hostname: string; port?: number; path: string };
+        seen = `${req.hostname}${req.port ? `:${req.port}` : ''}${req.path}`;
+        throw new Error('captured');
+      },
+      { step: 'finalizeRequest', priority: 'low' },
+    );
+    await bucket.head('ph_x').catch(() => {});
+    bucket.destroy();
+    return seen;
+  }
+
+  it('is path style with S3_FORCE_PATH_STYLE, virtual-hosted otherwise, on AWS and on a custom endpoint', async () => {
+    expect(await target({ S3_ENDPOINT: 'http://127.0.0.1:9000', S3_FORCE_PATH_STYLE: 'true' })).toBe('127.0.0.1:9000/photos-1/pre/ph_x');
+    expect(await target({ S3_ENDPOINT: 'https://r2.example.com' })).toBe('photos-1.r2.example.com/pre/ph_x');
+    expect(await target({ S3_REGION: 'eu-west-3' })).toBe('photos-1.s3.eu-west-3.amazonaws.com/pre/ph_x');
+  });
+});
+
 describe('S3Bucket against s3rver', () => {
   let s3: TestS3;
   let bucket: S3Bucket;
@@ -64,6 +89,27 @@ describe('S3Bucket against s3rver', () => {
     expect(await bucket.head('big')).toBeNull();
     expect(await bucket.get('small')).toBeNull();
   }, 60_000);
+
+  it('deletes one object at a time when the service refuses the multi-object delete', async () => {
+    const strict = openS3(`s3://${s3.bucket}/strict`, s3.env);
+    strict.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'DeleteObjectsCommand') throw Object.assign(new Error('NotImplemented'), { name: 'NotImplemented', $metadata: { httpStatusCode: 501 } });
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    try {
+      await strict.put('a', Buffer.from('a'));
+      await strict.put('b', Buffer.from('b'));
+      await strict.delete(['a', 'b']);
+      const left: string[] = [];
+      for await (const o of strict.list()) left.push(o.name);
+      expect(left).toEqual([]);
+    } finally {
+      strict.destroy();
+    }
+  });
 
   it('reports an unreachable service as unavailable, naming no secret', async () => {
     await s3.stop();

@@ -8,7 +8,7 @@
  * buffered), `get` hands back the response stream, so no object is ever held whole in memory.
  */
 import type { Readable } from 'node:stream';
-import { DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { endpointLabel, s3Settings, type S3Settings } from './config.js';
 
@@ -64,6 +64,10 @@ export class S3Bucket {
     if (settings.accessKeyId && settings.secretAccessKey) {
       config.credentials = { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey };
     }
+    // The SDK is pinned to the last releases that support Node 20 (package.json); their notice
+    // that later releases will not is multi-line noise in every server's log, not an actionable
+    // warning. An operator who sets the variable themselves keeps their choice.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     this.client = new S3Client(config);
   }
 
@@ -112,23 +116,39 @@ export class S3Bucket {
     }
   }
 
-  /** Removes the named objects (missing ones are not an error), 1000 per request. */
+  /**
+   * Removes the named objects (missing ones are not an error), 1000 per request. Services that
+   * refuse the multi-object call (some S3-compatible ones do not implement it, or reject the
+   * checksum the SDK sends with it) get one DELETE per object instead.
+   */
   async delete(names: readonly string[]): Promise<void> {
     for (let i = 0; i < names.length; i += 1000) {
       const batch = names.slice(i, i + 1000);
-      const res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((n) => ({ Key: this.key(n) })), Quiet: true } }));
+      let res;
+      try {
+        res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((n) => ({ Key: this.key(n) })), Quiet: true } }));
+      } catch (err) {
+        const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        if (status !== 400 && status !== 501) throw err;
+        for (const n of batch) await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(n) }));
+        continue;
+      }
       const failed = res.Errors?.[0];
       if (failed) throw new Error(`could not delete ${failed.Key ?? 'an object'} from ${this.label}: ${failed.Code ?? ''} ${failed.Message ?? ''}`.trim());
     }
   }
 
-  /** Every object whose name starts with `namePrefix`, page by page (1000 a request). */
-  async *list(namePrefix = ''): AsyncGenerator<S3ObjectInfo> {
-    const full = this.key(namePrefix);
+  /**
+   * Every object whose name starts with `namePrefix`, in key order, page by page (1000 a
+   * request); `after` (a name) skips up to and including it.
+   */
+  async *list(namePrefix = '', after?: string): AsyncGenerator<S3ObjectInfo> {
+    const full = this.prefix ? `${this.prefix}/${namePrefix}` : namePrefix;
     const strip = this.prefix ? this.prefix.length + 1 : 0;
     let token: string | undefined;
+    const startAfter = after === undefined ? undefined : this.key(after);
     do {
-      const res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: full, ContinuationToken: token }));
+      const res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: full, ContinuationToken: token, StartAfter: token ? undefined : startAfter }));
       for (const o of res.Contents ?? []) {
         if (!o.Key) continue;
         yield { name: o.Key.slice(strip), size: o.Size ?? 0, lastModified: o.LastModified ?? new Date(0) };

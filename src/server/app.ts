@@ -19,7 +19,7 @@ import { createServer, type AppServer } from '../http/server.js';
 import type { Services } from '../http/services.js';
 import { buildOpenApi, toYaml } from '../openapi/index.js';
 import { createLiveEngine, type LiveEngine } from '../live/index.js';
-import { createPhotoService, photosTableFor, photoStoreFor } from '../photos/index.js';
+import { createPhotoService, photosTableFor, openPhotoStore, S3BlobStore } from '../photos/index.js';
 import { readData } from '../pipeline/execute/reads.js';
 import { checkedData } from '../core/response-size.js';
 import { createClientIp, createPolicyResolver, createRateLimiter } from '../ratelimit/index.js';
@@ -144,6 +144,12 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
   const limiter = createRateLimiter({ resolver: createPolicyResolver(model, project.server?.defaultPolicy), store: cluster.rateLimitStore });
   // Workers start once the primary applied the migrations.
   if (proc.role !== 'worker') await prepareSchema(driver, model, config, options.migrate ?? 'apply');
+  // An unreachable bucket stops the start with one line naming it (docs/reference/object-storage.md).
+  const photoStore = await openPhotoStore(config.storageUrl, driver, config.dataDir);
+  if (photoStore instanceof S3BlobStore) {
+    opened.add('photo storage', () => photoStore.bucket.destroy());
+    log.info({ storage: photoStore.bucket.label }, `photos: stored in ${photoStore.bucket.label}`);
+  }
   const writer = new WriteQueue(driver, { maxPending: config.maxPendingWrites, onListenerError: (err) => log.error({ err }, 'commit listener failed') });
   const auth = createAuthServices({
     secrets: { jwtSecret: config.jwtSecret, passwordSecret: config.passwordSecret },
@@ -205,12 +211,15 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
   const photos = createPhotoService({
     options: project.photos,
     dataDir: config.dataDir,
-    store: await photoStoreFor(driver, config.dataDir),
+    store: photoStore,
     repo: photoRepo(rt),
     newId: () => newId('ph'),
     now: rt.now,
     onError: (err, context) => log.error({ err, context }, 'photo storage'),
   });
+  // Before the first request: bytes a killed process stored without a row are removed now.
+  await photos.startRecovery();
+  opened.add('the photo sweep', () => photos.stopRecovery());
   // The one backup start-up: it follows the writer's WAL, so only the process that owns the writer calls it.
   // Workers forward /dashboard/backups to the primary (serverWide routes).
   const backup = ownsWriter(proc) ? await startBackup({ driver, dataDir: config.dataDir, settings: config.backup, databaseUrl: config.databaseUrl, log }) : undefined;
@@ -321,6 +330,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
         clearTimeout(force);
       }
       await push.stop();
+      await photos.stopRecovery();
       await writer.whenIdle();
       await backup?.stop().catch((err: unknown) => log.warn({ err }, 'backup: final sync failed'));
       await email.close();

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import sharp from 'sharp';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { openS3 } from '../../src/s3/index.js';
 import { errorCodeOf } from './expect.js';
 import { bearer, parseJson, type Envelope, type TestServer } from './server.js';
 import { signIn, signUp, startServerWithAdmin } from './users.js';
@@ -95,13 +96,36 @@ export function photoRequests(w: PhotoWorld) {
     /** The whole of `bytes` with a Content-Length, through `streamUpload` (the server may answer early). */
     postEarly: (bytes: Buffer, contentType: string, headers?: Record<string, string>) =>
       streamUpload(w.s.base, { total: bytes.length, prefix: bytes, contentType, declareLength: true, ...(headers ? { headers } : {}) }),
-    /** The stored originals: `<data>/photos/` without its `tmp` and `thumbs` folders. */
-    storedNames: () => readdirSync(join(w.dataDir, 'photos')).filter((n) => n !== 'tmp' && n !== 'thumbs'),
+    /** The stored originals: `<data>/photos/` without its `tmp` and `thumbs` folders, or the bucket's (S3 run). */
+    storedNames: async () => (await storedObjects(w.s)).filter((n) => !n.startsWith('thumbs/')),
+    /** The stored thumbnails of `id` (`W`x`H` names), on disk or in the bucket. */
+    storedThumbs: async (id: string) => (await storedObjects(w.s)).filter((n) => n.startsWith(`thumbs/${id}/`)).map((n) => n.slice(`thumbs/${id}/`.length)),
     tempNames: () => readdirSync(join(w.dataDir, 'photos', 'tmp')),
   };
 }
 
 export const errorCode = (r: { json: unknown }) => errorCodeOf(r.json);
+
+/**
+ * Every stored name of a server's photo store, as `<id>` and `thumbs/<id>/<WxH>`: listed with the
+ * S3 client when the server stores in a bucket, else read from `<data>/photos/`.
+ */
+export async function storedObjects(s: TestServer): Promise<string[]> {
+  if (s.storageUrl?.startsWith('s3://')) {
+    const bucket = openS3(s.storageUrl, { ...process.env, ...s.env });
+    try {
+      const names: string[] = [];
+      for await (const o of bucket.list()) names.push(o.name);
+      return names;
+    } finally {
+      bucket.destroy();
+    }
+  }
+  const root = join(s.dataDir, 'photos');
+  const names = readdirSync(root).filter((n) => n !== 'tmp' && n !== 'thumbs');
+  for (const id of readdirSync(join(root, 'thumbs'))) for (const t of readdirSync(join(root, 'thumbs', id))) names.push(`thumbs/${id}/${t}`);
+  return names;
+}
 
 interface SendOptions {
   body?: Buffer;

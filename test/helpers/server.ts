@@ -69,6 +69,8 @@ export interface TestServer {
   base: string;
   port: number;
   dataDir: string;
+  /** The `--storage` URL the server was given (the S3 run), or undefined: `<data>/photos/`. */
+  storageUrl: string | undefined;
   proc: ChildProcess;
   log: () => string;
   env: Record<string, string>;
@@ -131,6 +133,17 @@ export async function databaseText(dataDir: string): Promise<string | undefined>
   }
 }
 
+/**
+ * TABLEBASE_TEST_STORAGE=s3 (the S3 run, vitest.s3.config.ts): each data folder gets its own key
+ * prefix in the run's bucket, kept across restarts of a server on that folder.
+ */
+const prefixes = new Map<string, string>();
+export function storageArgs(dataDir: string): string[] {
+  if (process.env.TABLEBASE_TEST_STORAGE !== 's3') return [];
+  if (!prefixes.has(dataDir)) prefixes.set(dataDir, `s3://${process.env.TABLEBASE_TEST_S3_BUCKET}/run-${randomBytes(6).toString('hex')}`);
+  return ['--storage', prefixes.get(dataDir)!];
+}
+
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const port = await freePort();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tb-test-'));
@@ -145,32 +158,22 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     ...options.env,
   };
   const database = options.args?.includes('--database') ? [] : await databaseArgs(dataDir);
-  const proc = spawn(
-    process.execPath,
-    [
-      BIN,
-      options.command ?? 'serve',
-      '--project',
-      project,
-      '--data',
-      dataDir,
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      ...database,
-      ...(options.tls ? ['--tls-cert', options.tls.cert, '--tls-key', options.tls.key] : []),
-      ...(options.workers ? ['--workers', String(options.workers)] : []),
-      ...(options.args ?? []),
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...env, ...marker() },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own process group: stop() and the run's teardown reach the server and anything it forks.
-      detached: true,
-    },
-  );
+  const storage = options.args?.includes('--storage') ? [] : storageArgs(dataDir);
+  const allArgs = [
+    ...database,
+    ...storage,
+    ...(options.tls ? ['--tls-cert', options.tls.cert, '--tls-key', options.tls.key] : []),
+    ...(options.workers ? ['--workers', String(options.workers)] : []),
+    ...(options.args ?? []),
+  ];
+  const storageAt = allArgs.indexOf('--storage');
+  const proc = spawn(process.execPath, [BIN, options.command ?? 'serve', '--project', project, '--data', dataDir, '--host', '127.0.0.1', '--port', String(port), ...allArgs], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, ...marker() },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: stop() and the run's teardown reach the server and anything it forks.
+    detached: true,
+  });
   track(proc.pid);
   let output = '';
   proc.stdout!.on('data', (d) => (output += d));
@@ -216,6 +219,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     base,
     port,
     dataDir,
+    storageUrl: storageAt >= 0 ? allArgs[storageAt + 1] : undefined,
     proc,
     env,
     log: () => output,

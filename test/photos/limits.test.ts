@@ -95,12 +95,12 @@ describe('limits before rules', () => {
   });
 
   it('403 for a valid small PNG without a token, and nothing is stored', async () => {
-    const before = storedNames().length;
+    const before = (await storedNames()).length;
     for (const r of [await uploadRaw(png, 'image/png'), await uploadForm(png, 'image/png', undefined, 'a.png')]) {
       expect(r.status, r.text).toBe(403);
       expect(errorCode(r)).toBe('FORBIDDEN');
     }
-    expect(storedNames().length).toBe(before);
+    expect((await storedNames()).length).toBe(before);
     expect(tempNames()).toEqual([]);
   });
 

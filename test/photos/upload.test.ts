@@ -13,7 +13,7 @@ const PHOTO_ID = /^ph_[0-9a-z]{16,32}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 const w = usePhotoWorld();
-const { send, uploadForm, uploaded, storedNames } = photoRequests(w);
+const { send, uploadForm, uploaded, storedNames, storedThumbs } = photoRequests(w);
 let s: TestServer, dataDir: string, owner: Caller, stranger: Caller, admin: Caller, png: Buffer, jpeg: Buffer;
 beforeAll(() => {
   ({ s, dataDir, owner, stranger, admin, png, jpeg } = w);
@@ -73,7 +73,9 @@ describe('delete', () => {
       expect(errorCode(r)).toBe('FORBIDDEN');
     }
     expect((await send('GET', `/img/${photo.id}`)).status).toBe(200);
-    expect(storedNames()).toContain(photo.id);
+    expect((await send('GET', `/img/${photo.id}?thumb=16x16`)).status).toBe(200);
+    expect(await storedNames()).toContain(photo.id);
+    expect(await storedThumbs(photo.id)).toEqual(['16x16']);
 
     const del = await send('DELETE', `/img/${photo.id}`, { headers: bearer(owner.token) });
     expect(del.status, del.text).toBe(204);
@@ -83,7 +85,8 @@ describe('delete', () => {
     expect(errorCode(gone)).toBe('NOT_FOUND');
     expect((await send('GET', `/img/${photo.id}?thumb=16x16`)).status).toBe(404);
     expect((await send('DELETE', `/img/${photo.id}`, { headers: bearer(owner.token) })).status).toBe(404);
-    expect(storedNames()).not.toContain(photo.id);
+    expect(await storedNames()).not.toContain(photo.id);
+    expect(await storedThumbs(photo.id)).toEqual([]);
     expect(readdirSync(join(dataDir, 'photos', 'thumbs'))).not.toContain(photo.id);
   });
 

@@ -39,7 +39,12 @@ export const systemRoutes = [
     access: 'public',
     responses: {
       200: Type.Object(
-        { status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]), redis: Type.Optional(Type.Literal('down')), backup: Type.Optional(Type.Literal('failing')) },
+        {
+          status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+          redis: Type.Optional(Type.Literal('down')),
+          backup: Type.Optional(Type.Literal('failing')),
+          storage: Type.Optional(Type.Literal('down')),
+        },
         { additionalProperties: false },
       ),
     },
@@ -56,7 +61,16 @@ export const systemRoutes = [
       const redisDown = s.cluster.redis() === 'down';
       // Three consecutive failed syncs (docs/reference/backups.md): serving, but not backed up.
       const backupFailing = s.backup?.status().failing === true;
-      if (redisDown || backupFailing) return { status: 'degraded' as const, ...(redisDown ? { redis: 'down' as const } : {}), ...(backupFailing ? { backup: 'failing' as const } : {}) };
+      // Photo storage down (an unreachable bucket) degrades only the photo routes
+      // (docs/reference/object-storage.md): the node still serves everything else.
+      const storageDown = (await s.photos.storageHealth()) === 'down';
+      if (redisDown || backupFailing || storageDown)
+        return {
+          status: 'degraded' as const,
+          ...(redisDown ? { redis: 'down' as const } : {}),
+          ...(backupFailing ? { backup: 'failing' as const } : {}),
+          ...(storageDown ? { storage: 'down' as const } : {}),
+        };
       return { status: 'ok' as const };
     },
   }),

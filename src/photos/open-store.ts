@@ -1,0 +1,34 @@
+/**
+ * Which blob store a server uses (docs/reference/object-storage.md):
+ *   s3://bucket/prefix  S3BlobStore; the bucket must answer at start, or the start fails with one
+ *                       line naming the endpoint (never a credential)
+ *   file:///path        that folder (on PostgreSQL, with `_blobs` as before, so nodes share it)
+ *   unset               `<data>/photos/`, and `_blobs` on PostgreSQL (db-store-for.ts)
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Driver } from '../storage/driver.js';
+import { describeS3Error, isS3Url, openS3 } from '../s3/index.js';
+import { FsBlobStore } from './blob-store.js';
+import { DbBlobStore, prepareBlobTable } from './db-blob-store.js';
+import { photoStoreFor } from './db-store-for.js';
+import { S3BlobStore } from './s3-blob-store.js';
+
+export async function openPhotoStore(storageUrl: string | undefined, driver: Driver, dataDir: string): Promise<FsBlobStore | undefined> {
+  if (storageUrl === undefined) return photoStoreFor(driver, dataDir);
+  if (isS3Url(storageUrl)) {
+    const bucket = openS3(storageUrl);
+    try {
+      await bucket.probe();
+    } catch (err) {
+      bucket.destroy();
+      throw new Error(`photo storage ${bucket.label} is not reachable: ${describeS3Error(err)}`);
+    }
+    return new S3BlobStore(join(dataDir, 'photos'), bucket);
+  }
+  const root = fileURLToPath(storageUrl);
+  // A database only this process serves (SQLite) needs no shared copy; one shared by nodes does.
+  if (!driver.dialect.sharedByNodes) return new FsBlobStore(root);
+  await prepareBlobTable(driver);
+  return new DbBlobStore(root, driver);
+}
