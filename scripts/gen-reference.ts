@@ -16,7 +16,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 
 async function main(): Promise<void> {
   const check = process.argv.includes('--check');
-  const pages = await referencePages(ROOT);
+  const pages = await referencePages();
   const stale: string[] = [];
   for (const [name, text] of Object.entries(pages)) {
     const file = join(ROOT, 'docs/reference', name);

@@ -7,6 +7,7 @@ import { Cron } from 'croner';
 import type { Runtime } from '../core/runtime.js';
 import type { CronJob } from '../define/project.js';
 import { Scope } from '../pipeline/scope.js';
+import { infrastructureOf } from '../core/errors.js';
 
 interface JobState {
   readonly job: CronJob;
@@ -71,7 +72,11 @@ export function startScheduler(rt: Runtime, jobs: readonly CronJob[], claim: (jo
         scope.failed();
         s.lastStatus = record.status = 'error';
         s.lastError = record.error = err instanceof Error ? err.message : String(err);
-        rt.log.error({ err, job: s.job.name }, 'cron job failed');
+        // A full disk or an unreachable database is a known outage, reported once by /health and
+        // the requests it refuses (docs/reference/errors.md, UNAVAILABLE), not a fault of the job.
+        const down = infrastructureOf(err);
+        if (down) rt.log.warn({ err, job: s.job.name, infrastructure: down }, 'cron job failed: infrastructure unavailable');
+        else rt.log.error({ err, job: s.job.name }, 'cron job failed');
       } finally {
         record.finishedAt = new Date().toISOString();
         record.durationMs = Date.now() - started;

@@ -6,7 +6,7 @@
  * groups) and removes the run's folder.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { killMarked, markedProcesses, MARKER } from './processes.js';
@@ -14,6 +14,9 @@ import { killMarked, markedProcesses, MARKER } from './processes.js';
 export default function setup(): () => Promise<void> {
   const run = randomBytes(6).toString('hex');
   const dir = mkdtempSync(join(tmpdir(), `tb-run-${run}-`));
+  // Traversable by other users (not listable): the PostgreSQL-outage test runs a private cluster as
+  // the `postgres` user in a folder of its own below this one.
+  chmodSync(dir, 0o711);
   process.env[MARKER] = run;
   process.env.TMPDIR = dir;
   return async () => {
