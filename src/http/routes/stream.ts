@@ -68,27 +68,32 @@ function streamRoute(path: string, kind: LiveKind, op: DataOp, summary: string, 
       const o = operationFor(rt.model, op, input as never);
       const plan = await authorizeAndPlan(o); //                                        2–3
       if (plan.kind !== 'get' && plan.kind !== 'list' && plan.kind !== 'count') throw new ApiError('BAD_REQUEST');
-      s.live.admit({ kind, plan: plan.read }); // a full live memory budget refuses before reading
-      const since = s.live.version;
-      const initial = await readData(rt, READ_KIND[kind], plan.read); //                4
-      await filterRows(o.collection, o.jwt, rowsOf(READ_KIND[kind], initial)); //        5
-      // Payloads are capped (SPEC §4): the first is an ordinary 400 before the stream starts; the
-      // live engine ends a stream whose re-run passes the cap (server/app.ts).
-      checkDataSize(initial, s.config.maxResponseBytes);
-      const check = pipelineCheck(rt, o, kind);
-      const accept = input.headers.accept as string | undefined;
-      // With workers the caps count the whole server (docs/reference/scaling.md): a place first.
-      const release = s.streamCaps ? await s.streamCaps.acquire(input.ip) : undefined;
-      if (release === null) throw new ApiError('RATE_LIMITED', 'Too many open streams', { headers: { 'Retry-After': '1' } });
-      return stream((sink) => {
-        try {
-          const live = startLiveStream(s.live, sink, { query: { kind, plan: plan.read }, initial, since, ip: input.ip, check, accept, heartbeatMs: s.config.streamHeartbeatMs });
-          if (release) live.onClose(release);
-        } catch (err) {
-          release?.();
-          throw err;
-        }
-      });
+      const admitted = s.live.admit({ kind, plan: plan.read }); // a full live memory budget refuses before reading
+      try {
+        const since = s.live.version;
+        const initial = await readData(rt, READ_KIND[kind], plan.read); //                4
+        await filterRows(o.collection, o.jwt, rowsOf(READ_KIND[kind], initial)); //        5
+        // Payloads are capped (SPEC §4): the first is an ordinary 400 before the stream starts; the
+        // live engine ends a stream whose re-run passes the cap (server/app.ts).
+        checkDataSize(initial, s.config.maxResponseBytes);
+        const check = pipelineCheck(rt, o, kind);
+        const accept = input.headers.accept as string | undefined;
+        // With workers the caps count the whole server (docs/reference/scaling.md): a place first.
+        const release = s.streamCaps ? await s.streamCaps.acquire(input.ip) : undefined;
+        if (release === null) throw new ApiError('RATE_LIMITED', 'Too many open streams', { headers: { 'Retry-After': '1' } });
+        return stream((sink) => {
+          try {
+            const live = startLiveStream(s.live, sink, { query: { kind, plan: plan.read }, initial, since, ip: input.ip, check, accept, heartbeatMs: s.config.streamHeartbeatMs });
+            if (release) live.onClose(release);
+          } catch (err) {
+            release?.();
+            throw err;
+          }
+        });
+      } finally {
+        // The first read is over (its result now goes to the stream, counted by `subscribe`).
+        admitted();
+      }
     },
   });
 }
