@@ -19,7 +19,7 @@
  */
 /* global module */
 const TESTS = '(\\.test\\.ts|/test-support\\.ts|/test-fixtures\\.ts|/store-conformance\\.ts)$';
-const FEATURES = '^src/(auth|photos|email|live|cron|dashboard|ratelimit|push|cluster|pipeline|storage|core|define)/';
+const FEATURES = '^src/(auth|photos|email|live|cron|dashboard|ratelimit|push|cluster|pipeline|storage|core|define|backup)/';
 
 module.exports = {
   forbidden: [

@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '**/.tablebase/', 'coverage/', '**/tablebase-client.ts'] },
+  { ignores: ['node_modules/', '**/.tablebase/', 'coverage/', '**/tablebase-client.ts', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

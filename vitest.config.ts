@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { alias } from './vitest.alias.js';
 
 export default defineConfig({
+  resolve: { alias },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // Sized for a loaded two-core machine (issue #27 item 9): a test that starts servers may wait

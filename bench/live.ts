@@ -14,8 +14,13 @@
  *   (e) 200 clients on one shared stream-list query get the new page after a create:
  *       p99 <= 15 ms from the create's answer
  *
+ *   (f) stream routes vs /db/live (bench/live-transports.ts): N subscriptions each way, on fresh
+ *       servers: delivery p99, server CPU per delivered event, RSS per subscription; targets
+ *       /db/live memory per subscription <= half a stream route's, CPU per event no higher
+ *
  * Bounded: fixed counts, a timeout on every wait, and a hard deadline that kills both children.
- * Knobs: LIVE_SUBS (10000), LIVE_FANOUT (1000), LIVE_SHARED (200), BENCH_SECONDS (8), LIVE_ROUNDS (3).
+ * Knobs: LIVE_SUBS (10000), LIVE_FANOUT (1000), LIVE_SHARED (200), BENCH_SECONDS (8), LIVE_ROUNDS (3);
+ * LIVE_ONLY=transports runs (f) alone (its knobs: LIVE_T_SUBS, LIVE_T_PER_SOCKET, LIVE_T_ROOM, LIVE_T_WRITES).
  */
 import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -25,6 +30,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { load, ROOT, startProcess, type Started } from './lib.js';
 import type { Group, OpenResult, ProbeResult } from './live-client.js';
+import { compareTransports, type TransportResult } from './live-transports.js';
 import { pct, report, throughputRatio, type Target, type ThroughputRun } from './live-report.js';
 
 const SUBS = Number(process.env.LIVE_SUBS ?? 10_000);
@@ -92,7 +98,33 @@ function rssMb(pid: number): { rss: number; peak: number } {
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
 }
 
+/** (f) as targets: /db/live against the stream routes, measured in the same run. */
+function transportTargets(r: TransportResult[]): Target[] {
+  const [st, ws] = r as [TransportResult, TransportResult];
+  return [
+    {
+      name: `(f) /db/live / stream route RSS per subscription (${ws.kbPerSub.toFixed(1)} / ${st.kbPerSub.toFixed(1)} KB)`,
+      value: (ws.kbPerSub / st.kbPerSub) * 100,
+      unit: '%',
+      limit: '<= 50',
+      pass: ws.kbPerSub <= st.kbPerSub / 2,
+    },
+    {
+      name: `(f) /db/live / stream route CPU per event (${ws.cpuUsPerEvent.toFixed(1)} / ${st.cpuUsPerEvent.toFixed(1)} µs)`,
+      value: (ws.cpuUsPerEvent / st.cpuUsPerEvent) * 100,
+      unit: '%',
+      limit: '<= 100',
+      pass: ws.cpuUsPerEvent <= st.cpuUsPerEvent,
+    },
+    { name: `(f) /db/live delivery p99 (stream routes ${st.p99.toFixed(1)} ms)`, value: ws.p99, unit: 'ms', limit: '< 50', pass: ws.p99 < 50 && ws.missed === 0 },
+  ];
+}
+
 async function main(): Promise<void> {
+  if (process.env.LIVE_ONLY === 'transports') {
+    for (const t of transportTargets(await compareTransports())) console.log(`${t.pass ? 'PASS' : 'FAIL'} ${t.name}: ${t.value.toFixed(1)} ${t.unit} (${t.limit})`);
+    return;
+  }
   await promisify(execFile)(
     process.execPath,
     ['bin/tablebase.mjs', 'admin', 'create', '--project', 'bench/live-project', '--data', data, '--table', 'admins', '--email', ADMIN.email, '--password', ADMIN.password],
@@ -223,6 +255,8 @@ async function main(): Promise<void> {
     await closeAll();
     await measure(0);
   }
+  client.kill('SIGKILL'); // its 10,000 sockets are closed; (f) starts servers of its own
+  const transports = await compareTransports(log);
   const loadAfter = loadavg();
 
   const ratio = throughputRatio(runs);
@@ -244,6 +278,7 @@ async function main(): Promise<void> {
       limit: '<= 15',
       pass: pct(e.fromAnswer, 99) <= 15 && e.missed === 0 && e.wrong === 0,
     },
+    ...transportTargets(transports),
   ];
   report({
     targets,

@@ -9,9 +9,15 @@
  * Passwords are NFC-normalized before hashing so the same password typed on two keyboards
  * (precomposed "é" versus "e" + combining accent) matches (NIST SP 800-63B §5.1.1.2).
  */
-import { hash, parseOptions, verify, type Algorithm, type Options } from '@node-rs/argon2';
+import { createRequire } from 'node:module';
+import type * as Argon2 from '@node-rs/argon2';
+import type { Algorithm, Options } from '@node-rs/argon2';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../core/errors.js';
+
+// Loaded on first use, not at start (issue #25: a start loads only what the first request needs).
+let argon2: typeof Argon2 | undefined;
+const lib = (): typeof Argon2 => (argon2 ??= createRequire(import.meta.url)('@node-rs/argon2') as typeof Argon2);
 
 // `Algorithm` is an ambient const enum, which isolatedModules cannot read; 2 is Argon2id.
 const ARGON2ID = 2 as Algorithm;
@@ -30,14 +36,14 @@ function options(pepper: string | Uint8Array): Options {
 
 /** An Argon2id PHC string (`$argon2id$v=19$m=19456,t=2,p=1$salt$hash`). */
 export async function hashPassword(password: string, pepper: string | Uint8Array): Promise<string> {
-  return hash(password.normalize('NFC'), options(pepper));
+  return lib().hash(password.normalize('NFC'), options(pepper));
 }
 
 /** Parameters of a stored hash when it is an Argon2id hash we are willing to verify, else null. */
-function storedParams(stored: unknown): ReturnType<typeof parseOptions> | null {
+function storedParams(stored: unknown): ReturnType<typeof Argon2.parseOptions> | null {
   if (typeof stored !== 'string' || stored.length > MAX_STORED.length || !stored.startsWith('$argon2id$')) return null;
   try {
-    const p = parseOptions(stored);
+    const p = lib().parseOptions(stored);
     if (p.memoryCost > MAX_STORED.memoryCost || p.timeCost > MAX_STORED.timeCost || p.parallelism > MAX_STORED.parallelism) return null;
     return p;
   } catch {
@@ -52,7 +58,7 @@ function storedParams(stored: unknown): ReturnType<typeof parseOptions> | null {
 export async function verifyPassword(stored: unknown, password: string, pepper: string | Uint8Array): Promise<boolean> {
   if (storedParams(stored) === null) return false;
   try {
-    return await verify(stored as string, password.normalize('NFC'), { secret: options(pepper).secret });
+    return await lib().verify(stored as string, password.normalize('NFC'), { secret: options(pepper).secret });
   } catch {
     return false;
   }
@@ -67,7 +73,7 @@ let dummy: Promise<string> | undefined;
  * hash has the current parameters and a random password and pepper, so nothing can match it.
  */
 export async function verifyDummyPassword(password: string, pepper: string | Uint8Array): Promise<false> {
-  dummy ??= hash(randomBytes(32), options(randomBytes(32)));
+  dummy ??= lib().hash(randomBytes(32), options(randomBytes(32)));
   await verifyPassword(await dummy, password, pepper);
   return false;
 }

@@ -78,7 +78,17 @@ export function projectDirOf(args: Args): string {
 
 /** The flags resolveConfig reads (SPEC §1: flags beat environment variables beat the config file). */
 export function configFlags(args: Args, projectDir = projectDirOf(args)): Flags {
-  return { project: projectDir, data: flag(args, 'data'), host: flag(args, 'host'), port: flag(args, 'port'), database: flag(args, 'database'), redis: flag(args, 'redis') };
+  return {
+    project: projectDir,
+    data: flag(args, 'data'),
+    host: flag(args, 'host'),
+    port: flag(args, 'port'),
+    database: flag(args, 'database'),
+    redis: flag(args, 'redis'),
+    tlsCert: flag(args, 'tls-cert'),
+    tlsKey: flag(args, 'tls-key'),
+    backup: flag(args, 'backup'),
+  };
 }
 
 /** True when argv asks for help (`--help`/`-h`) anywhere before `--`. */

@@ -3,6 +3,7 @@
  * (SPEC §1). A flag not listed for a command is refused (see args.ts).
  */
 import { checkDatabaseUrl, checkRedisUrl } from '../core/config.js';
+import { checkBackupUrl } from '../core/backup-settings.js';
 import { checkWorkers } from '../server/workers.js';
 import type { Args, FlagSpec } from './args.js';
 
@@ -22,13 +23,18 @@ const PORT: FlagSpec = {
 };
 const DATABASE: FlagSpec = { name: 'database', value: 'URL', help: 'postgres:// URL (DATABASE_URL; default: SQLite in the data folder)', check: checkDatabaseUrl };
 const REDIS: FlagSpec = { name: 'redis', value: 'URL', help: 'redis:// or rediss:// URL shared by the nodes (REDIS_URL; default: none)', check: checkRedisUrl };
+const TLS_CERT: FlagSpec = { name: 'tls-cert', value: 'FILE', help: 'PEM certificate chain: serve HTTPS with HTTP/2 and HTTP/1.1 (TLS_CERT; needs --tls-key)' };
+const TLS_KEY: FlagSpec = { name: 'tls-key', value: 'FILE', help: 'PEM private key of --tls-cert (TLS_KEY)' };
 const WORKERS: FlagSpec = {
   name: 'workers',
   value: 'N',
   help: 'worker processes on one port: a number or auto, one per CPU (WORKERS; default: auto for serve, 1 for dev)',
   check: (v) => checkWorkers(v),
 };
-const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, WORKERS];
+const BACKUP: FlagSpec = { name: 'backup', value: 'URL', help: 'continuous backup to file:///abs/path or s3://bucket/prefix (BACKUP_URL; default: none)', check: (v) => checkBackupUrl(v) };
+const SERVER = [PROJECT, DATA, HOST, PORT, DATABASE, REDIS, WORKERS, BACKUP, TLS_CERT, TLS_KEY];
+const FROM: FlagSpec = { name: 'from', value: 'URL', help: 'the backup destination (file:///abs/path or s3://bucket/prefix)', check: (v) => checkBackupUrl(v, '--from') };
+const AT: FlagSpec = { name: 'at', value: 'T', help: 'ISO-8601 time or epoch milliseconds (default: the latest)' };
 
 export interface Command {
   /** Command words, e.g. `migrate generate`. */
@@ -94,6 +100,36 @@ export const COMMANDS: readonly Command[] = [
       { name: 'password', value: 'PASSWORD', help: 'at least 8 characters' },
     ],
     run: async (a) => (await import('./admin.js')).admin(a),
+  },
+  {
+    name: 'backup create',
+    summary: 'Take a snapshot of the database and photos now; prints its id.',
+    flags: [PROJECT, DATA, DATABASE, { name: 'to', value: 'URL', help: 'destination (default: BACKUP_URL or config backup.to)', check: (v) => checkBackupUrl(v, '--to') }],
+    run: async (a) => (await import('./backup.js')).backupCreate(a),
+  },
+  {
+    name: 'backup list',
+    summary: 'List snapshots and the restorable window.',
+    flags: [FROM, { name: 'json', help: 'print one JSON object' }],
+    run: async (a) => (await import('./backup.js')).backupList(a),
+  },
+  {
+    name: 'backup verify',
+    summary: 'Restore into a temporary folder, check integrity and photo checksums, print row counts.',
+    flags: [FROM, AT],
+    run: async (a) => (await import('./backup.js')).backupVerify(a),
+  },
+  {
+    name: 'restore',
+    summary: 'Write a data folder (or an empty PostgreSQL database) as it was at T.',
+    flags: [
+      FROM,
+      { name: 'data', value: 'DIR', help: 'the new data folder (must be absent or empty unless --force)' },
+      AT,
+      { name: 'force', help: 'replace a non-empty --data folder' },
+      { name: 'database', value: 'URL', help: 'restore a PostgreSQL backup into this empty database instead', check: checkDatabaseUrl },
+    ],
+    run: async (a) => (await import('./restore.js')).restore(a),
   },
   {
     name: 'openapi',

@@ -37,9 +37,9 @@ export async function serve(args: Args, mode: 'apply' | 'auto'): Promise<void> {
   }
   const app = await createApp(project, config, { migrate: mode, log });
   const port = await app.listen();
-  app.rt.log.info({ host: config.host, port, project: config.projectDir, data: config.dataDir }, `Tablebase listening on http://${config.host}:${port}`);
+  app.rt.log.info({ host: config.host, port, project: config.projectDir, data: config.dataDir }, `Tablebase listening on ${config.tls ? 'https' : 'http'}://${config.host}:${port}`);
   // Where to go next (issue #27 item 5): the dashboard and the exact command that makes its first admin.
-  const origin = `http://${['0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const origin = `${config.tls ? 'https' : 'http'}://${['0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const admins = app.rt.model.tables.filter((c) => c.auth?.admin).map((c) => c.name);
   const command = adminCommand(admins, config.projectDir);
   app.rt.log.info(

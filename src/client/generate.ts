@@ -6,14 +6,14 @@
  * @example
  * writeFileSync('tablebase-client.ts', generateClient(compileProject(project)));
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { ERROR_STATUS } from '../core/errors.js';
 import type { ProjectModel } from '../core/model.js';
 import { documentedCollections } from '../openapi/context.js';
 import { CONDITION_FAMILIES } from '../openapi/columns.js';
 import { collectionTypes, conditionTypeName, conditionTypes, signUpType, typeNames } from './ts-types.js';
 
-const RUNTIME_FILES = ['runtime.ts', 'runtime-services.ts'];
+const RUNTIME_FILES = ['runtime.ts', 'runtime-live.ts', 'runtime-services.ts'];
 
 const STATUS_SPREAD = '{ ...SERVER_ERROR_STATUS }';
 
@@ -23,7 +23,9 @@ const STATUS_SPREAD = '{ ...SERVER_ERROR_STATUS }';
  */
 export function runtimeSource(): string {
   return RUNTIME_FILES.map((f) => {
-    let text = readFileSync(new URL(`./${f}`, import.meta.url), 'utf8');
+    // The compiled package keeps the sources as text beside it (scripts/build.mjs).
+    const source = new URL(`./${f}`, import.meta.url);
+    let text = readFileSync(existsSync(source) ? source : new URL(`./runtime-source/${f}.txt`, import.meta.url), 'utf8');
     if (text.includes('SERVER_ERROR_STATUS')) {
       if (!text.includes(STATUS_SPREAD)) throw new Error(`client runtime ${f}: the error catalog placeholder moved`);
       text = text.replace(STATUS_SPREAD, JSON.stringify(ERROR_STATUS));

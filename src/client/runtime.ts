@@ -6,6 +6,7 @@
  * Its one import is replaced by a literal when the client is generated.
  */
 import { ERROR_STATUS as SERVER_ERROR_STATUS } from '../core/errors.js';
+import { LiveSocket, type WebSocketConstructor } from './runtime-live.js';
 
 /** The subset of `fetch` the client calls. */
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -19,6 +20,14 @@ export interface ClientOptions {
   fetch?: FetchLike;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
+  /** Where the session is kept. Default: `localStorage` in a browser, memory elsewhere. */
+  store?: AuthStore;
+  /** Refresh the access token this many seconds before it expires (default 60). */
+  refreshBefore?: number;
+  /** `'http'`: one stream request per live query instead of the shared `/db/live` WebSocket. */
+  live?: 'socket' | 'http';
+  /** The WebSocket class for live queries (default: the global one; in Node 20, pass `ws`). */
+  WebSocket?: WebSocketConstructor;
 }
 
 export interface ErrorDetail {
@@ -47,7 +56,7 @@ export class TablebaseError extends Error {
   }
 }
 
-function errorFrom(status: number, json: unknown, fallback: string): TablebaseError {
+export function errorFrom(status: number, json: unknown, fallback: string): TablebaseError {
   const e = typeof json === 'object' && json !== null ? (json as { error?: unknown }).error : undefined;
   if (typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string') {
     const { code, message, details } = e as { code: string; message?: unknown; details?: unknown };
@@ -56,7 +65,7 @@ function errorFrom(status: number, json: unknown, fallback: string): TablebaseEr
   return new TablebaseError(status, `HTTP_${status}`, fallback);
 }
 
-async function failure(res: Response): Promise<TablebaseError> {
+export async function failure(res: Response): Promise<TablebaseError> {
   const text = await res.text().catch(() => '');
   let json: unknown;
   try {
@@ -140,31 +149,189 @@ class NdjsonStream<T> implements LiveStream<T> {
   }
 }
 
+/** What the auth store keeps: the session of the last sign-in, sign-up or refresh. */
+export interface StoredSession {
+  accessToken: string;
+  refreshToken: string | null;
+  /** When the access token expires, in milliseconds since the epoch (0: unknown). */
+  expiresAt: number;
+  user?: unknown;
+}
+
+/**
+ * Where the client keeps its session (docs/reference/auth.md): memory by default, `localStorage`
+ * in a browser so a reload stays signed in, or your own (a cookie, AsyncStorage, a file).
+ */
+export interface AuthStore {
+  get(): StoredSession | null | Promise<StoredSession | null>;
+  set(session: StoredSession | null): void | Promise<void>;
+}
+
+export function memoryStore(initial: StoredSession | null = null): AuthStore {
+  let session = initial;
+  return {
+    get: () => session,
+    set: (s) => void (session = s),
+  };
+}
+
+/** Kept under `key` in `storage` (default: the browser's localStorage); an unreadable entry counts as none. */
+export function localStorageStore(key = 'tablebase.session', storage: Storage = globalThis.localStorage): AuthStore {
+  return {
+    get: () => {
+      try {
+        const text = storage.getItem(key);
+        return text ? (JSON.parse(text) as StoredSession) : null;
+      } catch {
+        return null;
+      }
+    },
+    set: (s) => (s ? storage.setItem(key, JSON.stringify(s)) : storage.removeItem(key)),
+  };
+}
+
+/** The `exp` of a JWT in milliseconds (0 when unreadable): the client never verifies, it only plans refreshes. */
+export function jwtExpiry(token: string): number {
+  try {
+    const claims = JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { exp?: unknown };
+    return typeof claims.exp === 'number' ? claims.exp * 1000 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** What sign-in, sign-up, refresh and the passwordless routes answer. */
+export interface TokenAnswer {
+  user?: unknown;
+  accessToken: string;
+  refreshToken?: string | null;
+  expiresIn?: number;
+}
+
 /** Sends requests: the token, the JSON conventions of SPEC §2, errors as TablebaseError. */
 export class Transport {
   readonly #base: string;
   readonly #fetch: FetchLike;
   readonly #headers: Record<string, string>;
+  readonly #store: AuthStore;
+  readonly #refreshBefore: number;
+  readonly #listeners = new Set<(token: string | null) => void>();
+  /** A token given in the options or by setToken; it wins over the stored session. */
   #token: ClientOptions['token'];
-  /** The last refresh token the server handed out (sign-in, sign-up, refresh). */
-  refreshToken: string | null = null;
+  #refreshing: Promise<StoredSession> | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #live: LiveSocket | undefined;
 
   constructor(options: ClientOptions) {
     this.#base = options.baseUrl.replace(/\/+$/, '');
     const f = options.fetch ?? (globalThis.fetch as FetchLike | undefined);
     if (!f) throw new Error('No fetch available: pass options.fetch');
-    this.#fetch = f;
+    // Called unbound: a browser's fetch throws "Illegal invocation" when called as a method of another object.
+    this.#fetch = (input, init) => f(input, init);
     this.#headers = { ...options.headers };
     this.#token = options.token;
+    this.#store = options.store ?? (typeof globalThis.localStorage === 'object' && globalThis.localStorage ? localStorageStore() : memoryStore());
+    this.#refreshBefore = (options.refreshBefore ?? 60) * 1000;
+    const ws = options.live === 'http' ? undefined : (options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket);
+    if (ws) {
+      const auth = {
+        token: () => this.token(),
+        refresh: () => this.refresh(),
+        onToken: (l: (token: string | null) => void) => this.onToken(l),
+        error: (status: number, m: unknown) => errorFrom(status, m, 'The live query failed'),
+      };
+      this.#live = new LiveSocket(auth, ws, this.#base.replace(/^http/, 'ws') + '/db/live');
+    }
+    void Promise.resolve(this.#store.get()).then(
+      (s) => this.#schedule(s),
+      () => undefined,
+    );
   }
 
-  setToken(token: string | null): void {
+  /** Replaces the access token sent as `Authorization: Bearer` (null: none; undefined: the stored session's). */
+  setToken(token: string | null | undefined): void {
     this.#token = token;
+    this.#notify(token ?? null);
   }
 
+  /** The stored session, as the store has it now (another tab may have refreshed it). */
+  async session(): Promise<StoredSession | null> {
+    return (await this.#store.get()) ?? null;
+  }
+
+  /** The access token to send: refreshed first when it expires within `refreshBefore` and a refresh token is known. */
   async token(): Promise<string | null> {
-    const t = typeof this.#token === 'function' ? await this.#token() : this.#token;
-    return t ?? null;
+    if (this.#token !== undefined) return (typeof this.#token === 'function' ? await this.#token() : this.#token) ?? null;
+    const s = await this.session();
+    if (!s) return null;
+    const expiresAt = s.expiresAt || jwtExpiry(s.accessToken);
+    if (s.refreshToken && expiresAt && Date.now() > expiresAt - this.#refreshBefore) {
+      // A failed early refresh leaves the current token, still valid for a while.
+      return (await this.refresh().catch(() => s)).accessToken;
+    }
+    return s.accessToken;
+  }
+
+  /** Keeps a session the server answered (sign-in, sign-up, refresh) and tells the live connection. */
+  async keep(answer: TokenAnswer): Promise<StoredSession> {
+    const s: StoredSession = {
+      accessToken: answer.accessToken,
+      refreshToken: answer.refreshToken ?? null,
+      expiresAt: answer.expiresIn ? Date.now() + answer.expiresIn * 1000 : jwtExpiry(answer.accessToken),
+      user: answer.user,
+    };
+    this.#token = undefined;
+    await this.#store.set(s);
+    this.#schedule(s);
+    this.#notify(s.accessToken);
+    return s;
+  }
+
+  /** Forgets the session (logout, or a refresh token the server refused). */
+  async clear(): Promise<void> {
+    this.#token = undefined;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#store.set(null);
+    this.#notify(null);
+  }
+
+  /** Calls `listener` with every new access token (null: signed out); answers the unsubscribe. */
+  onToken(listener: (token: string | null) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #notify(token: string | null): void {
+    for (const l of this.#listeners) l(token);
+  }
+
+  /** A timer refreshes the token before it expires, so an idle page's live queries stay authorized. */
+  #schedule(s: StoredSession | null): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    if (!s?.refreshToken || !s.expiresAt) return;
+    const wait = Math.max(1000, s.expiresAt - this.#refreshBefore - Date.now());
+    if (wait > 2 ** 31 - 1) return;
+    this.#timer = setTimeout(() => void this.refresh().catch(() => undefined), wait);
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  /** Rotates the refresh token (default: the stored one); one request at a time, shared by every caller. */
+  refresh(refreshToken?: string): Promise<StoredSession> {
+    return (this.#refreshing ??= (async () => {
+      try {
+        const token = refreshToken ?? (await this.session())?.refreshToken;
+        if (!token) throw new TablebaseError(401, 'INVALID_TOKEN', 'No refresh token: sign in first');
+        const res = await this.#fetch(this.url('/auth/refresh'), await this.#init('POST', 'application/json', { refreshToken: token }, undefined, null));
+        if (!res.ok) {
+          const err = await failure(res);
+          if (err.status === 401) await this.clear(); // revoked or reused: signed out
+          throw err;
+        }
+        return await this.keep((JSON.parse(await res.text()) as { data: TokenAnswer }).data);
+      } finally {
+        this.#refreshing = undefined;
+      }
+    })());
   }
 
   url(path: string, query?: Record<string, string>): string {
@@ -172,10 +339,10 @@ export class Transport {
     return `${this.#base}${path}${q}`;
   }
 
-  async #init(method: string, accept: string, body: unknown, signal?: AbortSignal): Promise<RequestInit> {
+  async #init(method: string, accept: string, body: unknown, signal?: AbortSignal, token?: string | null): Promise<RequestInit> {
     const headers: Record<string, string> = { accept, ...this.#headers };
-    const token = await this.token();
-    if (token) headers.authorization = `Bearer ${token}`;
+    const bearer = token === undefined ? await this.token() : token;
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
     const init: RequestInit = { method, headers };
     if (signal) init.signal = signal;
     if (body instanceof FormData || body instanceof Blob) init.body = body;
@@ -186,6 +353,23 @@ export class Transport {
     return init;
   }
 
+  /**
+   * fetch with the bearer token; a 401 INVALID_TOKEN (expired, revoked) is answered once by a
+   * refresh and the same request again, when the token came from the stored session.
+   */
+  async #send(method: string, url: string, accept: string, body: unknown, signal?: AbortSignal): Promise<Response> {
+    const init = await this.#init(method, accept, body, signal);
+    const res = await this.#fetch(url, init);
+    if (res.status !== 401 || this.#token !== undefined || !(init.headers as Record<string, string>).authorization) return res;
+    if ((await failure(res.clone())).code !== 'INVALID_TOKEN' || !(await this.session())?.refreshToken) return res;
+    try {
+      await this.refresh();
+    } catch {
+      return res;
+    }
+    return this.#fetch(url, await this.#init(method, accept, body, signal));
+  }
+
   /** GET routes carry their JSON in `?body=` (SPEC §2). */
   #path(method: string, path: string, body: unknown): string {
     return method === 'GET' && body !== undefined ? this.url(path, { body: JSON.stringify(body) }) : this.url(path);
@@ -193,8 +377,7 @@ export class Transport {
 
   /** Sends a request and answers the `data` of the envelope (undefined for 204 and empty 200s). */
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const init = await this.#init(method, 'application/json', method === 'GET' ? undefined : body);
-    const res = await this.#fetch(this.#path(method, path, body), init);
+    const res = await this.#send(method, this.#path(method, path, body), 'application/json', method === 'GET' ? undefined : body);
     if (!res.ok) throw await failure(res);
     const text = await res.text();
     if (!text) return undefined as T;
@@ -203,16 +386,24 @@ export class Transport {
 
   /** Raw bytes (photos). */
   async blob(path: string, query?: Record<string, string>): Promise<Blob> {
-    const res = await this.#fetch(this.url(path, query), await this.#init('GET', '*/*', undefined));
+    const res = await this.#send('GET', this.url(path, query), '*/*', undefined);
     if (!res.ok) throw await failure(res);
     return res.blob();
   }
 
-  /** Opens a stream route with `Accept: application/x-ndjson`; the request starts on the first `next()`. */
+  /**
+   * A live query: over the shared `/db/live` WebSocket when one is available (docs/reference/live.md),
+   * else its stream route with `Accept: application/x-ndjson`. It starts on the first `next()`.
+   */
   stream<T>(path: string, body: unknown): LiveStream<T> {
-    return new NdjsonStream<T>(async (signal) => this.#fetch(this.#path('GET', path, body), await this.#init('GET', 'application/x-ndjson', undefined, signal)));
+    const route = LIVE_ROUTES[path];
+    if (this.#live && route) return this.#live.subscribe<T>(route, body);
+    return new NdjsonStream<T>((signal) => this.#send('GET', this.#path('GET', path, body), 'application/x-ndjson', undefined, signal));
   }
 }
+
+/** The stream routes and their `/db/live` subscribe routes. */
+const LIVE_ROUTES: Readonly<Record<string, 'get' | 'list' | 'count'>> = { '/db/stream': 'get', '/db/stream/list': 'list', '/db/stream/count': 'count' };
 
 export interface Page<R> {
   items: R[];

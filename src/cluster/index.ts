@@ -6,7 +6,6 @@ import type { RevocationList } from '../auth/revocation.js';
 import type { LiveEngine } from '../live/index.js';
 import type { CommitListener } from '../storage/changes.js';
 import { localCluster } from './local.js';
-import { redisCluster } from './redis.js';
 import type { Cluster } from './types.js';
 
 export type { Cluster, ChangeBus, ChangeNotice, CronLeader, RevocationBus } from './types.js';
@@ -25,6 +24,8 @@ export function defaultPrefix(databaseName: string): string {
 
 export async function openCluster(config: ClusterConfig, databaseName: string, warn: (msg: string, err?: unknown) => void): Promise<Cluster> {
   if (!config.redisUrl) return localCluster();
+  // ioredis is loaded only with --redis (issue #25).
+  const { redisCluster } = await import('./redis.js');
   return redisCluster({ url: config.redisUrl, prefix: config.redisPrefix ?? defaultPrefix(databaseName), warn, changeRows: config.redisChangeRows ?? true });
 }
 

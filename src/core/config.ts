@@ -4,6 +4,7 @@
 import { resolve } from 'node:path';
 import type { Project } from '../define/project.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-size.js';
+import { resolveBackup, type BackupSettings } from './backup-settings.js';
 
 /** SPEC §2: request bodies past this many bytes are 413 unless the project sets `server.maxBodyBytes`. */
 const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -25,6 +26,10 @@ export interface AppConfig {
   readonly streamHeartbeatMs: number;
   readonly maxStreams: number;
   readonly maxStreamsPerIp: number;
+  /** /db/live subscriptions per connection (docs/reference/live.md; default 200). */
+  readonly maxSubscriptionsPerConnection: number;
+  /** PEM files: serve HTTPS with HTTP/2 + HTTP/1.1 on the port (`--tls-cert`/`--tls-key`, `TLS_CERT`/`TLS_KEY`). */
+  readonly tls: { readonly cert: string; readonly key: string } | undefined;
   /** Budget for everything live queries hold (docs/reference/configuration.md; default 256 MiB). */
   readonly maxLiveMemoryBytes: number;
   /** `postgres://` or `postgresql://` URL (SPEC §1, §14); undefined: SQLite in the data folder. */
@@ -33,6 +38,8 @@ export interface AppConfig {
   readonly redisUrl: string | undefined;
   /** Prefix of every Redis key and channel (`REDIS_PREFIX`; default `tablebase:<database name>:`). */
   readonly redisPrefix: string | undefined;
+  /** Continuous backup (`--backup`, BACKUP_URL, config `backup`); undefined: none. */
+  readonly backup: BackupSettings | undefined;
   /**
    * Whether change notices on Redis carry the committed rows (default) or ids only
    * (`REDIS_CHANGE_ROWS=off`: for a Redis that must not see row data; receivers then re-run the
@@ -54,6 +61,9 @@ export interface Flags {
   port?: string;
   database?: string;
   redis?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  backup?: string;
 }
 
 const list = (s: string | undefined) =>
@@ -97,6 +107,13 @@ function pickUrl(sources: readonly [string, string | undefined][], check: (url: 
   return found[1];
 }
 
+/** Both files or neither: a certificate without its key (or the reverse) refuses to start. */
+function tlsOf(cert: string | undefined, key: string | undefined, projectDir: string): AppConfig['tls'] {
+  if (!cert && !key) return undefined;
+  if (!cert || !key) throw new Error('HTTPS needs both --tls-cert and --tls-key (or TLS_CERT and TLS_KEY)');
+  return { cert: resolve(projectDir, cert), key: resolve(projectDir, key) };
+}
+
 export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Project, secrets: { jwtSecret: string; passwordSecret: string }): AppConfig {
   const projectDir = resolve(flags.project ?? env.TABLEBASE_PROJECT ?? '.');
   const s = project.server ?? {};
@@ -120,6 +137,8 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
     streamHeartbeatMs: Number(env.TABLEBASE_STREAM_HEARTBEAT_MS ?? s.streams?.heartbeatMs ?? 15_000),
     maxStreams: Number(env.TABLEBASE_MAX_STREAMS ?? s.streams?.maxOpen ?? 10_000),
     maxStreamsPerIp: Number(env.TABLEBASE_MAX_STREAMS_PER_IP ?? s.streams?.maxPerIp ?? 100),
+    maxSubscriptionsPerConnection: Number(env.TABLEBASE_MAX_SUBSCRIPTIONS ?? s.streams?.maxPerConnection ?? 200),
+    tls: tlsOf(flags.tlsCert ?? env.TLS_CERT, flags.tlsKey ?? env.TLS_KEY, projectDir),
     maxLiveMemoryBytes: Number(env.TABLEBASE_MAX_LIVE_MEMORY_BYTES ?? s.maxLiveMemoryBytes ?? 256 * 1024 * 1024),
     databaseUrl: pickUrl(
       [
@@ -138,6 +157,7 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv, project: Pro
       checkRedisUrl,
     ),
     redisPrefix: env.REDIS_PREFIX || undefined,
+    backup: resolveBackup(flags.backup, env, project.backup),
     redisChangeRows: env.REDIS_CHANGE_ROWS !== 'off',
   });
 }

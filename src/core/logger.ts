@@ -6,7 +6,8 @@
  * person at a terminal (`dev`, through pino-pretty). `LOG_FORMAT=json|pretty` overrides either.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import { createRequire } from 'node:module';
+import type Pretty from 'pino-pretty';
 
 export type LogFormat = 'json' | 'pretty';
 
@@ -44,6 +45,8 @@ function prettyStream(destination: NodeJS.WritableStream | undefined): Destinati
   // The usual conventions: NO_COLOR set turns colour off; FORCE_COLOR=0|false too; any other FORCE_COLOR turns it on.
   const force = process.env.FORCE_COLOR;
   const colorize = !process.env.NO_COLOR && force !== '0' && force !== 'false' && (force !== undefined || (!destination && process.stdout.isTTY === true));
+  // Only `dev` (or LOG_FORMAT=pretty) pays for loading pino-pretty (issue #25).
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof Pretty;
   return pretty({
     colorize,
     ...(destination ? { destination } : {}),

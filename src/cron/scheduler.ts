@@ -85,7 +85,9 @@ export function startScheduler(rt: Runtime, jobs: readonly CronJob[], claim: (jo
     if (states.has(job.name)) throw new Error(`cron job "${job.name}" is declared twice`);
     let timer: Cron;
     try {
-      timer = new Cron(job.schedule, { paused: true, protect: true, timezone: 'UTC' });
+      // UTC as a zero offset, not timezone 'UTC': croner's time-zone path builds Intl formatters,
+      // about 120 ms of the first start (issue #25); the times computed are the same.
+      timer = new Cron(job.schedule, { paused: true, protect: true, utcOffset: 0 });
     } catch (err) {
       throw new Error(`cron job "${job.name}": invalid schedule "${job.schedule}" (${(err as Error).message})`);
     }

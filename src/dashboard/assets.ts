@@ -1,10 +1,12 @@
 /**
  * The dashboard's browser assets (SPEC §11a): the TypeScript/Preact sources under `ui/` bundled by
- * esbuild once, when the server starts, and kept in memory with gzip copies and ETags. So
- * `npm start` serves the dashboard with no separate build step, and nothing is fetched from any
- * other origin: every script and style is one of these files.
+ * esbuild, kept in memory with gzip copies and ETags; nothing is fetched from any other origin.
+ * The installed package ships them prebuilt (`npm run build` writes `dist/dashboard/prebuilt/`,
+ * see docs/reference/dashboard.md), read on the first dashboard request so a start pays nothing;
+ * a checkout without a build bundles them with esbuild instead, so development needs no build step.
  */
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
@@ -23,6 +25,13 @@ export interface DashboardAssets {
 }
 
 const UI_DIR = join(import.meta.dirname, 'ui');
+/** Where the build writes app.js and app.css next to the compiled dashboard. */
+const PREBUILT_DIR = join(import.meta.dirname, 'prebuilt');
+
+/** True when this copy runs with the bundle prebuilt (the compiled package). */
+export function dashboardPrebuilt(): boolean {
+  return existsSync(join(PREBUILT_DIR, 'app.js'));
+}
 
 function asset(body: Buffer, type: string): Asset {
   return { body, gzip: gzipSync(body, { level: 9 }), type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
@@ -59,12 +68,11 @@ function indexHtml(js: Asset, css: Asset, adminTables: readonly string[], help: 
 `;
 }
 
-/** `adminTables` go into the page as a meta tag (not a script), so the sign-in form can offer them. */
-export async function buildDashboardAssets(adminTables: readonly string[], help: SignInHelp = {}): Promise<DashboardAssets> {
-  const started = performance.now();
+/** Bundles the UI sources under `uiDir` (default: the checkout's `ui/`) into one script and one style sheet. */
+export async function bundleDashboard(uiDir = UI_DIR): Promise<{ js: Buffer; css: Buffer }> {
   const { build } = await import('esbuild');
   const result = await build({
-    entryPoints: { app: join(UI_DIR, 'main.tsx') },
+    entryPoints: { app: join(uiDir, 'main.tsx') },
     bundle: true,
     minify: true,
     format: 'esm',
@@ -83,8 +91,15 @@ export async function buildDashboardAssets(adminTables: readonly string[], help:
     if (!f) throw new Error(`dashboard bundle produced no ${ext}`);
     return Buffer.from(f.contents);
   };
-  const js = asset(find('.js'), 'text/javascript; charset=utf-8');
-  const css = asset(find('.css'), 'text/css; charset=utf-8');
+  return { js: find('.js'), css: find('.css') };
+}
+
+/** `adminTables` go into the page as a meta tag (not a script), so the sign-in form can offer them. */
+export async function buildDashboardAssets(adminTables: readonly string[], help: SignInHelp = {}): Promise<DashboardAssets> {
+  const started = performance.now();
+  const bundle = dashboardPrebuilt() ? { js: readFileSync(join(PREBUILT_DIR, 'app.js')), css: readFileSync(join(PREBUILT_DIR, 'app.css')) } : await bundleDashboard();
+  const js = asset(bundle.js, 'text/javascript; charset=utf-8');
+  const css = asset(bundle.css, 'text/css; charset=utf-8');
   const html = asset(Buffer.from(indexHtml(js, css, adminTables, help)), 'text/html; charset=utf-8');
   return {
     files: new Map([

@@ -83,9 +83,11 @@ export function createDashboard(o: DashboardOptions & { census: LiveCensus }) {
         return s.runNow(name);
       },
     },
-    live: (): { open: number; queries: number; memoryBytes: number; streams: StreamCount[] } => {
+    live: (): { open: number; sockets: number; queries: number; memoryBytes: number; streams: StreamCount[] } => {
       const stats = o.census.engine.stats();
-      return { open: stats.open, queries: stats.queries, memoryBytes: stats.memoryBytes, streams: o.census.streams() };
+      const streams = o.census.streams();
+      const sockets = streams.reduce((n, s) => (s.route.startsWith('WS ') ? n + s.open : n), 0);
+      return { open: stats.open, sockets, queries: stats.queries, memoryBytes: stats.memoryBytes, streams };
     },
     /** The bundled app; built on first call (createApp starts it at boot) and cached. */
     assets: (): Promise<DashboardAssets> => {

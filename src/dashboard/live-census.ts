@@ -1,11 +1,13 @@
 /**
- * Open streams by route and table for the dashboard's Live screen (SPEC §11a Live). Wraps the
- * live engine's `subscribe` and counts until each stream's unsubscribe; the engine itself keeps
- * only totals.
+ * Open streams by route and table for the dashboard's Live screen (SPEC §11a Live), stream routes
+ * and /db/live subscriptions each under their own route name. Wraps the live engine's
+ * `subscribe` and counts until each stream's unsubscribe; the engine itself keeps only totals.
  */
 import type { LiveEngine } from '../live/index.js';
 
 const ROUTE = { one: 'GET /db/stream', list: 'GET /db/stream/list', count: 'GET /db/stream/count' } as const;
+/** A /db/live subscription is named by the route its subscribe message gives (docs/reference/live.md). */
+const SOCKET = { one: 'WS /db/live get', list: 'WS /db/live list', count: 'WS /db/live count' } as const;
 
 export interface StreamCount {
   readonly route: string;
@@ -27,7 +29,7 @@ export function liveCensus(inner: LiveEngine, others?: () => readonly { open: nu
   const engine: LiveEngine = {
     subscribe(q, subscriber, ip) {
       const unsubscribe = inner.subscribe(q, subscriber, ip); // throws over the caps: nothing counted
-      const key = `${ROUTE[q.kind]}\u0000${q.plan.collection.name}`;
+      const key = `${(subscriber.via === 'socket' ? SOCKET : ROUTE)[q.kind]}\u0000${q.plan.collection.name}`;
       open.set(key, (open.get(key) ?? 0) + 1);
       let done = false;
       return () => {

@@ -17,6 +17,7 @@ export interface MetricsSources {
   readonly live: { stats(): { open: number } };
   readonly cron: CronStatus | undefined;
   readonly push: { metrics(): Promise<PushMetrics> };
+  readonly backup?: { status(): { lastSyncAt: string | null; lagMs: number; failures: number } } | undefined;
 }
 
 export async function collectMetrics(app: MetricsSources) {
@@ -39,7 +40,12 @@ export async function collectMetrics(app: MetricsSources) {
     cron: app.cron?.status() ?? [],
     memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
     push: await app.push.metrics(),
+    ...(app.backup ? { backup: backupMetrics(app.backup.status()) } : {}),
   };
+}
+
+function backupMetrics(s: { lastSyncAt: string | null; lagMs: number; failures: number }) {
+  return { lastSyncAt: s.lastSyncAt, lagMs: s.lagMs, failures: s.failures };
 }
 
 export function prometheusText(data: Awaited<ReturnType<typeof collectMetrics>>): string {
@@ -89,5 +95,10 @@ export function prometheusText(data: Awaited<ReturnType<typeof collectMetrics>>)
   ]);
   metric('push_pending', 'Push deliveries waiting in the queue', 'gauge', [['', data.push.pending]]);
   metric('push_devices_removed_total', 'Devices removed because a provider reported them dead', 'counter', [['', data.push.removedDevices]]);
+  if (data.backup) {
+    metric('backup_lag_ms', 'Age of the oldest committed write not yet at the backup destination', 'gauge', [['', data.backup.lagMs]]);
+    metric('backup_failures_total', 'Failed backup syncs', 'counter', [['', data.backup.failures]]);
+    if (data.backup.lastSyncAt) metric('backup_last_sync_seconds', 'When the backup last synced (unix seconds)', 'gauge', [['', Math.floor(Date.parse(data.backup.lastSyncAt) / 1000)]]);
+  }
   return `${lines.join('\n')}\n`;
 }

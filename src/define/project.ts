@@ -49,6 +49,18 @@ export interface EmailOptions {
   canSend?: (jwt: Jwt | null) => Verdict;
 }
 
+/** Continuous backup and point-in-time restore (docs/reference/backups.md). */
+export interface BackupOptions {
+  /** `file:///abs/path` or `s3://bucket/prefix` (BACKUP_URL and --backup override it). */
+  to?: string;
+  /** How often captured commits are shipped, in ms (default 1000). */
+  syncIntervalMs?: number;
+  /** Cron expression for periodic snapshots (default `0 3 * * *`). */
+  snapshotEvery?: string;
+  /** Snapshots and generations older than this many days are removed (default 7). */
+  retainDays?: number;
+}
+
 export interface ServerOptions {
   /** JSON body limit in bytes (default 1 MiB). */
   maxBodyBytes?: number;
@@ -73,7 +85,7 @@ export interface ServerOptions {
   publicUrl?: string;
   /** The policy for every key no table overrides (default 100 per minute). */
   defaultPolicy?: RateLimitPolicy;
-  streams?: { heartbeatMs?: number; maxOpen?: number; maxPerIp?: number };
+  streams?: { heartbeatMs?: number; maxOpen?: number; maxPerIp?: number; /** /db/live subscriptions per connection (default 200). */ maxPerConnection?: number };
   /** PostgreSQL URL (SPEC §14); `--database` and `DATABASE_URL` win. Default: SQLite in the data folder. */
   databaseUrl?: string;
   /** Redis URL shared by the nodes (SPEC §14); `--redis` and `REDIS_URL` win. Default: none. */
@@ -131,6 +143,8 @@ export interface ProjectSettings {
   email?: EmailOptions;
   auth?: AuthSettings;
   server?: ServerOptions;
+  /** Continuous backup (docs/reference/backups.md). */
+  backup?: BackupOptions;
   /** Push providers (SPEC §11b); `pushFromEnv(process.env)` reads the `PUSH_*` variables. */
   push?: PushOptions;
   /** What the OpenAPI document says about the API itself (SPEC §11). */

@@ -4,7 +4,9 @@
  * echoes it: parse errors name the expected shape, logs carry host/port only, and transport
  * errors are copied into an EmailDeliveryError with just the safe facts.
  */
-import nodemailer, { type Transporter } from 'nodemailer';
+import { createRequire } from 'node:module';
+import type Nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from '../define/types.js';
 import { EmailDeliveryError, type Mailer, type OutgoingEmail } from './mailer.js';
 
@@ -61,6 +63,8 @@ export class SmtpMailer implements Mailer {
 
   constructor(settings: SmtpSettings, log?: Logger) {
     this.#log = log;
+    // Loaded when an SMTP server is configured, not at every start (issue #25).
+    const nodemailer = createRequire(import.meta.url)('nodemailer') as typeof Nodemailer;
     this.#transport = nodemailer.createTransport({
       pool: true,
       maxConnections: 3,

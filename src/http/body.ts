@@ -17,7 +17,9 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
     drainRest(req); // discard the rest (bounded), so the client receives the 413 (SPEC §2)
     return Promise.reject(tooLarge());
   }
-  if (declared === '0' || (declared === undefined && req.headers['transfer-encoding'] === undefined)) return Promise.resolve(null);
+  // HTTP/1.1 without a length or chunking has no body. HTTP/2 frames bodies itself and needs
+  // neither header, so there the stream's end tells (at once for a request without DATA).
+  if (declared === '0' || (declared === undefined && req.headers['transfer-encoding'] === undefined && req.httpVersionMajor !== 2)) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -4,7 +4,6 @@
  * way, and every answer kind a handler can return.
  */
 import { Type } from '@sinclair/typebox';
-import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../core/errors.js';
 import { createLogger } from '../core/logger.js';
@@ -12,7 +11,7 @@ import { Metrics } from '../core/metrics.js';
 import type { Jwt } from '../define/types.js';
 import { defineRoute, empty, noContent, raw, redirect, stream } from './declare.js';
 import { Router } from './router.js';
-import { createServer } from './server.js';
+import { createServer, type AppServer } from './server.js';
 import type { Services } from './services.js';
 
 let limited = false;
@@ -78,7 +77,7 @@ const routes = [
   }),
 ];
 
-let server: Server;
+let server: AppServer;
 let base: string;
 beforeAll(async () => {
   const services = { rt: { limiter, tokens }, config: { maxBodyBytes: 1024, streamHeartbeatMs: 15_000 } } as unknown as Services;

@@ -34,7 +34,8 @@ export function drainRest(req: IncomingMessage): Promise<void> {
   if (known) return known;
   const done = new Promise<void>((resolve) => {
     let seen = 0;
-    const stop = () => req.socket.destroy();
+    // HTTP/2: end this stream only; the session's socket carries other requests.
+    const stop = () => (req.httpVersionMajor === 2 ? req.destroy() : req.socket.destroy());
     const timer = setTimeout(stop, LINGER_MS).unref();
     const finish = () => {
       clearTimeout(timer);

@@ -6,6 +6,7 @@
 import type { DeclaredRoute } from './declare.js';
 import { authRoutes } from './routes/auth.js';
 import { dashboardRoutes } from './routes/dashboard.js';
+import { dashboardBackupRoutes } from './routes/dashboard-backups.js';
 import { dataRoutes } from './routes/data.js';
 import { emailRoutes } from './routes/email.js';
 import { signInRoutes } from './routes/signin.js';
@@ -25,6 +26,7 @@ export function routeTable(extra: readonly Route[] = []): Route[] {
     ...authRoutes, //      /auth/*                                  routes/auth.ts
     ...signInRoutes, //    /auth/otp/*, magic-link, change-email, oauth  routes/signin.ts
     ...dashboardRoutes, // /dashboard/*                             routes/dashboard.ts
+    ...dashboardBackupRoutes, // /dashboard/backups                 routes/dashboard-backups.ts
     ...emailRoutes, //     /email                                   routes/email.ts
     ...pushRoutes, //      /push/devices, /push/vapid-public-key    routes/push.ts
     ...extra,

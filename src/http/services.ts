@@ -3,6 +3,7 @@
  * behind its own interface. Handlers never see the whole app (no listen/close, no router) and
  * never the node:http objects; a new family adds its service here (e.g. `push`).
  */
+import type { BackupService } from '../backup/index.js';
 import type { AuthFlows } from '../auth/flows.js';
 import type { AuthServices } from '../auth/index.js';
 import type { OAuthService } from '../auth/oauth/flow.js';
@@ -51,4 +52,6 @@ export interface Services {
   readonly openapi: { readonly json: string; readonly yaml: string };
   /** OAuth / OpenID Connect sign-in (SPEC §8a). */
   readonly oauth: OAuthService;
+  /** Continuous backup (docs/reference/backups.md); undefined without a destination. */
+  readonly backup: BackupService | undefined;
 }

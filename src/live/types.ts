@@ -49,6 +49,11 @@ export interface Subscriber {
   fail(err: ApiError): void;
   /** Close without an error (engine shutdown). Absent: `fail` gets a 503 UNAVAILABLE. */
   end?(): void;
+  /**
+   * The transport, for counting only (the dashboard's Live screen): a stream route (absent) or a
+   * subscription on `/db/live` (`socket`). The engine treats both alike; its caps count both.
+   */
+  readonly via?: 'stream' | 'socket';
 }
 
 /** The part of a pino logger the engine uses. */

@@ -9,7 +9,8 @@
  * const doc = buildOpenApi(compileProject(project), routeTable(), { serverUrl: 'http://localhost:8080' });
  * process.stdout.write(toYaml(doc));
  */
-import { stringify } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import type { ProjectModel } from '../core/model.js';
 import { authSchemas } from './auth-schemas.js';
 import { bodySchemas } from './bodies.js';
@@ -160,5 +161,7 @@ export function undocumentedRoutes<R extends { method: string; path: string }>(d
 
 /** The same document as YAML. Shared subtrees are written out, never as anchors and aliases. */
 export function toYaml(doc: object): string {
+  // yaml loads when the YAML document is first asked for, not at start (issue #25).
+  const { stringify } = createRequire(import.meta.url)('yaml') as typeof Yaml;
   return stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 });
 }

@@ -13,11 +13,16 @@
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
-import sharp from 'sharp';
+import { createRequire } from 'node:module';
+import type Sharp from 'sharp';
 import { ApiError } from '../core/errors.js';
 import type { PhotoRow } from '../define/project.js';
 import { isMissing, type BlobStore } from './blob-store.js';
 import { MAX_PIXELS } from './inspect.js';
+
+// Loaded on first use, not at start (issue #25: a start loads only what the first request needs).
+let sharpModule: typeof Sharp | undefined;
+export const loadSharp = (): typeof Sharp => (sharpModule ??= createRequire(import.meta.url)('sharp') as typeof Sharp);
 
 export const MAX_THUMB_SIDE = 4096;
 
@@ -120,7 +125,7 @@ export class Thumbnailer {
 
   async #render(source: string, temp: string, format: 'jpeg' | 'png' | 'webp' | 'gif', size: ThumbSize): Promise<void> {
     const animated = format === 'gif' || format === 'webp';
-    let image = sharp(source, { limitInputPixels: MAX_PIXELS, animated });
+    let image = loadSharp()(source, { limitInputPixels: MAX_PIXELS, animated });
     // Honour EXIF orientation so the thumb looks like the original does in a browser.
     if (format === 'jpeg') image = image.rotate();
     image = image.resize({ width: size.width, height: size.height, fit: 'inside', withoutEnlargement: true });

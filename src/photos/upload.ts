@@ -14,11 +14,17 @@ import { rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import busboy from 'busboy';
-import sharp from 'sharp';
+import { createRequire } from 'node:module';
+import type busboy from 'busboy';
+import type sharp from 'sharp';
 import { ApiError } from '../core/errors.js';
 import { checkDimensions, tooLarge, unsupported, UploadInspector } from './inspect.js';
 import { normalizeMime, type Dimensions, type ImageMime } from './sniff.js';
+import { loadSharp } from './thumbs.js';
+
+// Loaded on first use, not at start (issue #25: a start loads only what the first request needs).
+let busboyModule: typeof busboy | undefined;
+const loadBusboy = (): typeof busboy => (busboyModule ??= createRequire(import.meta.url)('busboy') as typeof busboy);
 
 export interface UploadOptions {
   maxBytes: number;
@@ -111,7 +117,7 @@ class UploadRun {
     let parser: busboy.Busboy;
     try {
       // fileSize one past the limit: busboy signals `limit` on reaching it, i.e. on exceeding ours.
-      parser = busboy({ headers: this.#req.headers as Parameters<typeof busboy>[0]['headers'], limits: { ...MULTIPART_LIMITS, files: 1, fileSize: maxBytes + 1 } });
+      parser = loadBusboy()({ headers: this.#req.headers as Parameters<typeof busboy>[0]['headers'], limits: { ...MULTIPART_LIMITS, files: 1, fileSize: maxBytes + 1 } });
     } catch {
       return this.fail(badRequest('The multipart body has no valid boundary'));
     }
@@ -214,7 +220,7 @@ class UploadRun {
 async function dimensionsFromFile(path: string, mimeType: ImageMime): Promise<Dimensions> {
   let meta: sharp.Metadata;
   try {
-    meta = await sharp(path).metadata();
+    meta = await loadSharp()(path).metadata();
   } catch {
     throw unsupported('The image header is unreadable');
   }

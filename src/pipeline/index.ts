@@ -22,6 +22,9 @@ import { createRows } from './execute/writes.js';
 
 export { admitCaller, type Access, type Caller, type HeaderSink } from './admit.js';
 export { rateLimitKey, type RateLimitKey } from './rate-limit.js';
+// The live read beside runPipeline: steps 1–5 plus the per-change checks, one operation for the
+// stream routes and /db/live (docs/reference/live.md).
+export { admitLiveRead, openLiveRead, LIVE_OP, type LiveRead } from './live-read.js';
 
 export interface PipelineResult {
   /** undefined with `noContent` (204). */
@@ -41,7 +44,7 @@ export async function runPipeline(rt: Runtime, o: Operation): Promise<PipelineRe
   return { data: done.data, noContent: done.noContent === true, plan };
 }
 
-/** Steps 2–3, shared with the stream routes (seed, pipeline rule 1). */
+/** Steps 2–3 (seed, pipeline rule 1); the live read (live-read.ts) runs the same two. */
 export async function authorizeAndPlan(o: Operation): Promise<Plan> {
   await authorize(o); //                                        2
   return planOperation(o); //                                   3

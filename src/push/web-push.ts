@@ -4,10 +4,15 @@
  * The VAPID JWT is signed once per push-service origin and reused until an hour before it expires,
  * so a fan-out to thousands of subscriptions does not sign thousands of JWTs.
  */
-import webpush from 'web-push';
+import { createRequire } from 'node:module';
+import type WebPush from 'web-push';
 import type { WebPushOptions } from '../define/push.js';
 import { header, httpsPost, keepAliveAgent, type HttpsAnswer } from './https.js';
 import { describe, isTransient, retryAfterMs, secondsLeft, SEND_TIMEOUT_MS, type Outcome, type PushPayload, type PushProvider } from './provider.js';
+
+// Loaded on first use, not at start (issue #25: a start loads only what the first request needs).
+let webpushModule: typeof WebPush | undefined;
+const lib = (): typeof WebPush => (webpushModule ??= createRequire(import.meta.url)('web-push') as typeof WebPush);
 
 /** RFC 8292 §2: `exp` at most 24 h ahead; we sign for 12 h and renew after 11. */
 const VAPID_LIFETIME_S = 12 * 3600;
@@ -21,7 +26,7 @@ export interface WebSubscription {
 /** Throws a one-line message when the key pair is unusable (checked at start). */
 export function checkVapidKeys(o: WebPushOptions): void {
   // Signing once validates both keys and the subject with web-push's own checks.
-  webpush.getVapidHeaders('https://push.example', o.subject, o.publicKey, o.privateKey, 'aes128gcm');
+  lib().getVapidHeaders('https://push.example', o.subject, o.publicKey, o.privateKey, 'aes128gcm');
 }
 
 export function webPushProvider(o: WebPushOptions): PushProvider {
@@ -33,7 +38,7 @@ export function webPushProvider(o: WebPushOptions): PushProvider {
     const hit = vapid.get(origin);
     if (hit && hit.until > Date.now()) return hit.authorization;
     const exp = Math.floor(Date.now() / 1000) + VAPID_LIFETIME_S;
-    const headers = webpush.getVapidHeaders(origin, o.subject, o.publicKey, o.privateKey, 'aes128gcm', exp) as { Authorization: string };
+    const headers = lib().getVapidHeaders(origin, o.subject, o.publicKey, o.privateKey, 'aes128gcm', exp) as { Authorization: string };
     if (vapid.size > 1000) vapid.clear(); // bounded: push-service origins are few in practice
     vapid.set(origin, { authorization: headers.Authorization, until: Date.now() + VAPID_RENEW_MS });
     return headers.Authorization;
@@ -46,7 +51,7 @@ export function webPushProvider(o: WebPushOptions): PushProvider {
       let details: { endpoint: string; headers: Record<string, string | number>; body: Buffer | null };
       try {
         const sub = JSON.parse(target) as WebSubscription;
-        details = webpush.generateRequestDetails(sub, JSON.stringify(payload), {
+        details = lib().generateRequestDetails(sub, JSON.stringify(payload), {
           TTL: secondsLeft(expiresAtMs),
           contentEncoding: 'aes128gcm',
           headers: { Authorization: authorization(sub.endpoint) },

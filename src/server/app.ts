@@ -5,8 +5,7 @@
  * (SPEC §1): stop accepting, finish in-flight requests and queued writes, close streams, close
  * the database.
  */
-import { mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createAuthFlows } from '../auth/flows.js';
 import { authInternalTables, createAuthServices, type AuthServices } from '../auth/index.js';
@@ -16,7 +15,7 @@ import type { AnyTable } from '../define/table.js';
 import { createEmailService } from '../email/index.js';
 import { Router } from '../http/router.js';
 import { routeTable } from '../http/routes.js';
-import { createServer } from '../http/server.js';
+import { createServer, type AppServer } from '../http/server.js';
 import type { Services } from '../http/services.js';
 import { buildOpenApi, toYaml } from '../openapi/index.js';
 import { createLiveEngine, type LiveEngine } from '../live/index.js';
@@ -46,6 +45,8 @@ import { prepareSchema } from './schema.js';
 import { startScheduler, type Scheduler } from '../cron/scheduler.js';
 import { createPushFor, pushInternalTables, setupPushFor, type PushService } from '../push/index.js';
 import { createDashboard, trackLive } from '../dashboard/index.js';
+import { startBackup, type BackupService } from '../backup/index.js';
+import { dashboardPrebuilt } from '../dashboard/assets.js';
 
 export interface App {
   readonly rt: Runtime;
@@ -59,6 +60,8 @@ export interface App {
   readonly push: PushService;
   /** What this node shares with the others of its deployment (Redis, or in-process). */
   readonly cluster: Cluster;
+  /** Continuous backup, when a destination is set and this process owns the SQLite writer. */
+  readonly backup: BackupService | undefined;
   /** Starts listening; resolves with the bound port. */
   listen(): Promise<number>;
   /** Graceful shutdown. */
@@ -208,6 +211,9 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
     now: rt.now,
     onError: (err, context) => log.error({ err, context }, 'photo storage'),
   });
+  // The one backup start-up: it follows the writer's WAL, so only the process that owns the writer calls it.
+  // Workers forward /dashboard/backups to the primary (serverWide routes).
+  const backup = ownsWriter(proc) ? await startBackup({ driver, dataDir: config.dataDir, settings: config.backup, databaseUrl: config.databaseUrl, log }) : undefined;
   const oauth = createOAuthService({ rt, auth, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId });
   const router = new Router(routeTable());
   const metrics = new Metrics();
@@ -228,6 +234,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
     oauth,
     push,
     cluster,
+    backup,
     get cron() {
       return cron;
     },
@@ -247,13 +254,15 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
   // Validated now (a bad schedule fails the start); timers begin once the server listens.
   let cron: Scheduler | undefined;
   const dashboard = createDashboard({ rt, auth, photos, photoRepo: photoRepo(rt), cron: () => cron, census, projectDir: config.projectDir });
-  void dashboard.assets().catch((err) => log.error({ err }, 'dashboard bundle failed'));
+  // A checkout bundles the dashboard with esbuild (about a second), so it starts now; the compiled
+  // package reads its prebuilt files on the first dashboard request and a start pays nothing.
+  if (!dashboardPrebuilt()) void dashboard.assets().catch((err) => log.error({ err }, 'dashboard bundle failed'));
   const purgeAll = () => Promise.all([auth.sessions.purgeExpired(), auth.otp.purgeExpired(), oauth.states.purgeExpired()]);
   const purge = !ownsWriter(proc) ? undefined : setInterval(() => void purgeAll().catch((err) => log.warn({ err }, 'session purge failed')), 3_600_000).unref();
   // Revocations written by another process (`tablebase admin create`, another node) reach this
   // one's in-memory list within seconds.
   const revocations = setInterval(() => void auth.sessions.loadRevocations().catch((err) => log.warn({ err }, 'revocation reload failed')), 5_000).unref();
-  let server: Server | undefined;
+  let server: AppServer | undefined;
 
   const app: App = {
     rt,
@@ -264,12 +273,25 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
     auth,
     push,
     cluster,
+    backup,
     get cron() {
       return cron;
     },
     listen: () =>
       new Promise((resolvePort, reject) => {
-        server = createServer({ router, services, corsOrigins: config.corsOrigins, log, metrics, ...serverRole(proc, config, driver.dialect, dashboard.observe, cluster, (f) => (workerLive = f)) });
+        // TLS on the public port only: the primary of --workers listens on a private socket.
+        const tls = config.tls && proc.role !== 'primary' ? { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) } : undefined;
+        server = createServer({
+          router,
+          services,
+          corsOrigins: config.corsOrigins,
+          log,
+          metrics,
+          ...serverRole(proc, config, driver.dialect, dashboard.observe, cluster, (f) => (workerLive = f)),
+          maxSubscriptions: config.maxSubscriptionsPerConnection,
+          maxLiveConnections: { total: config.maxStreams, perIp: config.maxStreamsPerIp },
+          ...(tls ? { tls } : {}),
+        });
         server.once('error', reject);
         const listening = () => {
           if (ownsWriter(proc)) {
@@ -300,6 +322,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
       }
       await push.stop();
       await writer.whenIdle();
+      await backup?.stop().catch((err: unknown) => log.warn({ err }, 'backup: final sync failed'));
       await email.close();
       await driver.close();
       await cluster.close();

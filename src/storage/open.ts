@@ -5,7 +5,6 @@
  */
 import { join } from 'node:path';
 import type { Driver } from './driver.js';
-import { openPostgres } from './postgres/driver.js';
 import { openSqlite } from './sqlite/driver.js';
 
 export interface DatabaseConfig {
@@ -15,7 +14,8 @@ export interface DatabaseConfig {
 }
 
 export async function openDatabase(config: DatabaseConfig): Promise<Driver> {
-  if (config.databaseUrl) return openPostgres(checkDatabaseUrl(config.databaseUrl));
+  // pg is loaded only when PostgreSQL is used (issue #25: a SQLite start skips it).
+  if (config.databaseUrl) return (await import('./postgres/driver.js')).openPostgres(checkDatabaseUrl(config.databaseUrl));
   return openSqlite(join(config.dataDir, 'db.sqlite'), { synchronous: config.synchronous });
 }
 

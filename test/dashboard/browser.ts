@@ -8,12 +8,13 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-export async function launch(): Promise<Browser> {
+/** `extraArgs`: more Chromium flags (the live browser test adds --ignore-certificate-errors for its self-signed certificate). */
+export async function launch(extraArgs: readonly string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the dashboard browser tests`);
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: false, // --headless=new is passed below; playwright's own flag would pick the old mode
-    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', ...extraArgs],
   });
 }
 

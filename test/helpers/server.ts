@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { request as httpRequest } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -86,6 +87,8 @@ export interface StartOptions {
   command?: 'serve' | '__run-dev';
   /** More flags (the cluster tests pass `--database` and `--redis` for two nodes of one deployment). */
   args?: string[];
+  /** Serve HTTPS with these PEM files (test/helpers/tls.ts makes a self-signed pair); `base` is https://. `call` is not usable then. */
+  tls?: { cert: string; key: string };
   /**
    * `--workers N`. Without it the server runs as ONE process (WORKERS=1, or
    * TABLEBASE_TEST_WORKERS), whatever `serve`'s default: the suite runs many servers at once on
@@ -156,6 +159,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       '--port',
       String(port),
       ...database,
+      ...(options.tls ? ['--tls-cert', options.tls.cert, '--tls-key', options.tls.key] : []),
       ...(options.workers ? ['--workers', String(options.workers)] : []),
       ...(options.args ?? []),
     ],
@@ -171,7 +175,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   let output = '';
   proc.stdout!.on('data', (d) => (output += d));
   proc.stderr!.on('data', (d) => (output += d));
-  const base = `http://127.0.0.1:${port}`;
+  const base = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const exited = new Promise<number | null>((r) =>
     proc.once('exit', (code) => {
       // The leader is gone; anything it forked into its group goes with it.
@@ -185,7 +189,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (!up && proc.exitCode === null && Date.now() < deadline) {
     try {
-      up = (await fetch(`${base}/health`)).status === 200;
+      up = (options.tls ? await insecureStatus(`${base}/health`) : (await fetch(`${base}/health`)).status) === 200;
     } catch {
       /* not listening yet */
     }
@@ -234,6 +238,17 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     },
   };
   return server;
+}
+
+/** GET over HTTPS accepting a self-signed certificate (fetch has no such switch); the status. */
+function insecureStatus(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpsGet(url, { rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+  });
 }
 
 /** A reply's `json`: the parsed text, or undefined when it is empty or not JSON (as `Reply.json` says). */

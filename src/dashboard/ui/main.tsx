@@ -10,6 +10,7 @@ import { signOut } from './api';
 import { Link } from './components';
 import { href, navigate, useLocation } from './router';
 import { ApiDocs } from './screens/api-docs';
+import { Backups } from './screens/backups';
 import { Confirm } from './screens/confirm';
 import { Cron } from './screens/cron';
 import { Live } from './screens/live';
@@ -27,6 +28,7 @@ const SCREENS = [
   ['users', 'Users'],
   ['photos', 'Photos'],
   ['cron', 'Cron'],
+  ['backups', 'Backups'],
   ['logs', 'Logs'],
   ['live', 'Live'],
   ['api', 'API'],
@@ -51,6 +53,8 @@ function Screen() {
       return <Photos />;
     case 'cron':
       return <Cron />;
+    case 'backups':
+      return <Backups />;
     case 'logs':
       return <Logs />;
     case 'live':

@@ -93,8 +93,9 @@ export const PhotoQuery = Type.Object({ limit: Type.Optional(Digits), offset: Ty
 export const Photo = Type.Object({ id: str, mimeType: str, size: int, ownerId: nullable(str), width: int, height: int, createdAt: time });
 
 export const LiveState = Type.Object({
-  open: int,
+  open: Type.Integer({ minimum: 0, description: 'open stream routes and /db/live subscriptions together (the caps count both)' }),
+  sockets: Type.Integer({ minimum: 0, description: 'of which /db/live subscriptions' }),
   queries: int,
   memoryBytes: Type.Integer({ minimum: 0, description: 'bytes counted against maxLiveMemoryBytes (an upper bound between refreshes)' }),
-  streams: Type.Array(Type.Object({ route: str, table: str, open: int })),
+  streams: Type.Array(Type.Object({ route: str, table: str, open: int }), { description: 'by route (`GET /db/stream…` or `WS /db/live get|list|count`) and table' }),
 });

@@ -41,6 +41,12 @@ export const Metrics = Type.Object({
   ),
   memory: Type.Object({ rssBytes: int, heapUsedBytes: int }),
   push: Type.Object({ sent: int, failed: int, retried: int, removedDevices: int, pending: int }, { description: 'push deliveries since start (SPEC §11b); pending from the queue' }),
+  backup: Type.Optional(
+    Type.Object(
+      { lastSyncAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]), lagMs: num, failures: int },
+      { description: 'continuous backup (docs/reference/backups.md); absent without a destination' },
+    ),
+  ),
 });
 
 const admin = { family: 'dashboard', access: 'admin' } as const;

@@ -38,7 +38,10 @@ export const systemRoutes = [
     operationId: 'health',
     access: 'public',
     responses: {
-      200: Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]), redis: Type.Optional(Type.Literal('down')) }, { additionalProperties: false }),
+      200: Type.Object(
+        { status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]), redis: Type.Optional(Type.Literal('down')), backup: Type.Optional(Type.Literal('failing')) },
+        { additionalProperties: false },
+      ),
     },
     errors: ['UNAVAILABLE'],
     examples: { data: { status: 'ok' } },
@@ -50,7 +53,10 @@ export const systemRoutes = [
       s.health.recover('database');
       // A full disk stays 503 until the data folder takes a write again (core/health-state.ts).
       if ((await s.health.check()).includes('disk')) throw new InfrastructureError('disk', undefined);
-      if (s.cluster.redis() === 'down') return { status: 'degraded' as const, redis: 'down' as const };
+      const redisDown = s.cluster.redis() === 'down';
+      // Three consecutive failed syncs (docs/reference/backups.md): serving, but not backed up.
+      const backupFailing = s.backup?.status().failing === true;
+      if (redisDown || backupFailing) return { status: 'degraded' as const, ...(redisDown ? { redis: 'down' as const } : {}), ...(backupFailing ? { backup: 'failing' as const } : {}) };
       return { status: 'ok' as const };
     },
   }),

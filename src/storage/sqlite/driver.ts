@@ -97,6 +97,7 @@ export class SqliteDriver implements Driver {
   #r: Statements;
   #pool: ReadPool;
   #inTx = false;
+  #committed: (() => void) | undefined;
 
   constructor(file: string, options: SqliteOptions = {}) {
     this.file = file;
@@ -121,7 +122,22 @@ export class SqliteDriver implements Driver {
   }
   /** A write outside the writer (migrations, admin CLI). */
   async run(sql: string, params?: SqlParams): Promise<{ changes: number }> {
-    return this.#w.run(sql, params);
+    const r = this.#w.run(sql, params);
+    if (!this.#inTx) this.#committed?.();
+    return r;
+  }
+
+  /**
+   * Called synchronously after every commit of this connection, before any answer goes out:
+   * continuous backup (src/backup/) reads the new WAL frames here, so each carries its commit time.
+   */
+  onCommitted(fn: (() => void) | undefined): void {
+    this.#committed = fn;
+  }
+
+  /** Pages of WAL before the writer checkpoints by itself; 0 while backup checkpoints instead (docs/reference/backups.md). */
+  setAutoCheckpoint(pages: number): void {
+    this.#writer.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(pages))}`);
   }
 
   /** Synchronous read for the hot path: same semantics as `all`, without a promise. */
@@ -149,6 +165,7 @@ export class SqliteDriver implements Driver {
       try {
         const result = await fn(tx);
         w.run('COMMIT');
+        this.#committed?.();
         return result;
       } catch (err) {
         if (this.#writer.inTransaction) w.run('ROLLBACK');
@@ -169,6 +186,7 @@ export class SqliteDriver implements Driver {
     try {
       this.#writer.exec(sql);
       this.#writer.exec('COMMIT');
+      this.#committed?.();
     } catch (err) {
       if (this.#writer.inTransaction) this.#writer.exec('ROLLBACK');
       throw err;

@@ -1,9 +1,10 @@
-/** Live (SPEC §11a): open streams by route and table, and the live-query count. */
+/** Live (SPEC §11a): open streams and /db/live subscriptions by route and table, and the live-query count. */
 import { api } from '../api';
 import { ErrorBox, Tile, useLoad } from '../components';
 
 interface LiveState {
   open: number;
+  sockets: number;
   queries: number;
   streams: { route: string; table: string; open: number }[];
 }
@@ -16,7 +17,8 @@ export function Live() {
       <h1 id="live-title">Live</h1>
       <ErrorBox message={live.error} />
       <div class="tiles">
-        <Tile label="Open streams" value={d ? String(d.open) : '—'} />
+        <Tile label="Open streams" value={d ? String(d.open - d.sockets) : '—'} hint="stream routes, one HTTP response each" />
+        <Tile label="WebSocket subscriptions" value={d ? String(d.sockets) : '—'} hint="subscriptions on /db/live connections" />
         <Tile label="Live queries" value={d ? String(d.queries) : '—'} hint="distinct queries shared by the streams" />
       </div>
       <div class="scroll">
@@ -40,7 +42,7 @@ export function Live() {
           </tbody>
         </table>
       </div>
-      {d && d.streams.length === 0 ? <p class="muted">No open streams.</p> : null}
+      {d && d.streams.length === 0 ? <p class="muted">No open streams or subscriptions.</p> : null}
     </section>
   );
 }

@@ -1,0 +1,139 @@
+/**
+ * `node --import tsx bench/startup.ts`: how long `tablebase serve` takes from being started to its
+ * first `/health` 200 on examples/conformance (one worker), median of BENCH_STARTS runs (default
+ * 10), after one warm-up start that applies the migrations (so the timed starts find nothing to
+ * migrate, as a restart in production does). Target (issue #25): ≤ 500 ms.
+ *
+ * This checkout runs its compiled `dist/` (run `npm run build` first; `BENCH_SOURCES=1`: the
+ * TypeScript sources through tsx instead). `BENCH_BEFORE=<another checkout>` (e.g. `git archive` of
+ * the parent commit, with node_modules linked) is started in the same run, alternating start by
+ * start, so the shared machine's load hits both alike.
+ * PocketBase, the issue's reference, cannot be installed on this machine (only the npm registry
+ * and Debian packages are reachable), so no PocketBase number is printed.
+ *
+ * `BENCH_PROFILE=1` also starts once under `node --cpu-prof` and prints the ten functions with the
+ * most self time during the start.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..');
+const STARTS = Number(process.env.BENCH_STARTS ?? 10);
+const data = mkdtempSync(join(tmpdir(), 'tb-startup-'));
+const env = {
+  ...process.env,
+  JWT_SECRET: randomBytes(32).toString('hex'),
+  PASSWORD_SECRET: randomBytes(32).toString('hex'),
+  LOG_LEVEL: 'warn',
+  TABLEBASE_RUN: process.env.BENCH_SOURCES ? 'src' : 'dist',
+};
+const BEFORE = process.env.BENCH_BEFORE;
+/** One process (serve's default is one worker per CPU); a checkout from before --workers has only that. */
+const ONE_WORKER = ['--workers', '1'];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Milliseconds from spawn to the first /health 200; the process is stopped before answering. */
+async function startOnce(nodeArgs: string[] = [], cwd = ROOT): Promise<number> {
+  const port = await freePort();
+  const started = performance.now();
+  const proc = spawn(
+    process.execPath,
+    [...nodeArgs, 'bin/tablebase.mjs', 'serve', '--project', 'examples/conformance', '--data', data, '--host', '127.0.0.1', '--port', String(port), ...(cwd === ROOT ? ONE_WORKER : [])],
+    {
+      cwd,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let err = '';
+  proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  try {
+    for (;;) {
+      if (proc.exitCode !== null) throw new Error(`server exited:\n${err}`);
+      const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (ok) return performance.now() - started;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  } finally {
+    proc.kill('SIGTERM');
+    await exited;
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** The functions with the most self time in a .cpuprofile, and the files (modules) with the most. */
+function topItems(file: string): string[] {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  const perFile = new Map<string, number>();
+  p.samples.forEach((id, i) => {
+    const n = byId.get(id)!;
+    const ms = (p.timeDeltas[i] ?? 0) / 1000;
+    const url = n.callFrame.url.replace(/^file:\/\//, '').replace(ROOT, '.');
+    const where = `${n.callFrame.functionName || '(anonymous)'} ${url ? `${url}:${n.callFrame.lineNumber + 1}` : ''}`;
+    self.set(where, (self.get(where) ?? 0) + ms);
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (url.startsWith('./') ? url.split('/').slice(0, 3).join('/') : url || n.callFrame.functionName);
+    perFile.set(pkg, (perFile.get(pkg) ?? 0) + ms);
+  });
+  const top = (m: Map<string, number>) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 10)
+      .map(([k, v]) => `  ${v.toFixed(1).padStart(7)} ms  ${k}`);
+  return ['functions (self time):', ...top(self), 'by package / folder:', ...top(perFile)];
+}
+
+try {
+  await startOnce(); // applies the migrations into the fresh data folder
+  const times: number[] = [];
+  const before: number[] = [];
+  for (let i = 0; i < STARTS; i++) {
+    times.push(await startOnce());
+    if (BEFORE) before.push(await startOnce([], BEFORE));
+  }
+  const mode = process.env.BENCH_SOURCES ? 'TypeScript sources through tsx' : 'compiled dist/';
+  const line = (xs: number[]) => `median of ${STARTS}: ${median(xs).toFixed(0)} ms   (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
+  console.log(`serve → first /health 200, examples/conformance, one worker; target ≤ 500 ms`);
+  console.log(`  this checkout (${mode}): ${line(times)}`);
+  if (BEFORE) console.log(`  before (${BEFORE}): ${line(before)}   ratio ${(median(times) / median(before)).toFixed(2)}`);
+  console.log('  PocketBase: not measured (it cannot be installed on this machine)');
+  if (process.env.BENCH_PROFILE) {
+    const dir = mkdtempSync(join(tmpdir(), 'tb-startup-prof-'));
+    await startOnce(['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    if (file) console.log(topItems(join(dir, file)).join('\n'));
+    rmSync(dir, { recursive: true, force: true });
+  }
+} finally {
+  rmSync(data, { recursive: true, force: true });
+}
