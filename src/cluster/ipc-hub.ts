@@ -57,6 +57,11 @@ export function hubCluster(base: Cluster, onObservations: (rows: readonly Observ
   const broadcast = (m: ToWorker, except?: number) => {
     for (const p of peers.values()) if (p.id !== except) p.send(m);
   };
+  // Workers with live queries open: the only ones changes are worth serializing for.
+  const watching = new Set<number>();
+  const toWatchers = (m: ToWorker, except?: number) => {
+    for (const id of watching) if (id !== except) peers.get(id)?.send(m);
+  };
   const tablesOf = (changes: readonly Change[]) => [...new Set(changes.map((c) => c.table))];
   const local = (changes: readonly Change[]) => {
     const n: ChangeNotice = { node: base.node, seq: 0, changes: [], rows: changes };
@@ -64,7 +69,7 @@ export function hubCluster(base: Cluster, onObservations: (rows: readonly Observ
   };
 
   // Other nodes (Redis): to every worker, with the rows when the notice carried them.
-  base.changes.onRemote((tables, n) => broadcast(n.rows ? { t: 'changes', changes: n.rows } : { t: 'tables', tables }));
+  base.changes.onRemote((tables, n) => toWatchers(n.rows ? { t: 'changes', changes: n.rows } : { t: 'tables', tables }));
   base.changes.onGap(() => broadcast({ t: 'gap' }));
   base.revocations.onRemote((entries) => broadcast({ t: 'revoke', entries }));
 
@@ -80,7 +85,7 @@ export function hubCluster(base: Cluster, onObservations: (rows: readonly Observ
     changes: {
       // The primary's own commits (SQLite: every write of the server).
       publish: (changes) => {
-        broadcast({ t: 'changes', changes });
+        toWatchers({ t: 'changes', changes });
         base.changes.publish(changes);
       },
       onRemote: (l) => {
@@ -110,7 +115,7 @@ export function hubCluster(base: Cluster, onObservations: (rows: readonly Observ
           return;
         case 'changes':
           // A worker's own commit (PostgreSQL): the other workers, this process, other nodes.
-          broadcast({ t: 'changes', changes: m.changes }, from.id);
+          toWatchers({ t: 'changes', changes: m.changes }, from.id);
           local(m.changes);
           base.changes.publish(m.changes);
           return;
@@ -131,6 +136,14 @@ export function hubCluster(base: Cluster, onObservations: (rows: readonly Observ
         case 'unstream':
           if (streamsOf.get(from.id)?.get(m.ip)) addStream(from.id, m.ip, -1);
           return;
+        case 'watch':
+          if (!m.on) watching.delete(from.id);
+          else if (peers.has(from.id)) {
+            watching.add(from.id);
+            // Commits between the worker's first query and now were not sent to it: it re-runs.
+            from.send({ t: 'gap' });
+          }
+          return;
         case 'gathered':
           finishGather(m.id, from.id, m.live);
           return;
@@ -142,6 +155,7 @@ export function hubCluster(base: Cluster, onObservations: (rows: readonly Observ
     },
     leave(peer) {
       peers.delete(peer.id);
+      watching.delete(peer.id);
       for (const [ip, n] of streamsOf.get(peer.id) ?? []) addStream(peer.id, ip, -n);
       streamsOf.delete(peer.id);
       for (const id of gathering.keys()) finishGather(id, peer.id);

@@ -30,7 +30,14 @@ export type ToPrimary =
   | { readonly t: 'gathered'; readonly id: number; readonly live: LiveFigures }
   /** May one more stream open for `ip`? (stream caps are server-wide) */
   | { readonly t: 'stream'; readonly id: number; readonly ip: string }
-  | { readonly t: 'unstream'; readonly ip: string };
+  | { readonly t: 'unstream'; readonly ip: string }
+  /**
+   * This worker has live queries open (true) or none left (false). Committed changes go only to
+   * workers that have: with no stream open, shipping every write's rows to every worker cost
+   * the primary about a quarter of its CPU per write (docs/scaling.md). The primary answers `on`
+   * with a `gap`, so queries opened before it heard run again and miss nothing.
+   */
+  | { readonly t: 'watch'; readonly on: boolean };
 
 export type ToWorker =
   | { readonly t: 'changes'; readonly changes: readonly Change[] }

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { RevokedSession } from '../auth/revocation.js';
 import type { NormalizedPolicy } from '../ratelimit/policy.js';
 import type { HitResult, RateLimitStore } from '../ratelimit/store.js';
+import type { LiveEngine } from '../live/types.js';
 import type { Change } from '../storage/changes.js';
 import type { Channel, LiveFigures, Observation, ToPrimary, ToWorker } from './ipc-protocol.js';
 import type { ChangeNotice, Cluster, StreamCaps } from './types.js';
@@ -38,6 +39,11 @@ export interface WorkerCluster extends Cluster {
   readonly streams: StreamCaps;
   /** This worker's live figures, answered when the primary gathers. */
   setLiveFigures(read: () => LiveFigures): void;
+  /**
+   * `engine` as it must be used in a worker: it tells the primary when its first query opens
+   * and its last one closes, so committed changes are sent here only while something listens.
+   */
+  watched(engine: LiveEngine): LiveEngine;
 }
 
 /** Observations wait at most this long, or this many, before going to the primary in one message. */
@@ -136,6 +142,30 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
     },
     setLiveFigures(read) {
       live = read;
+    },
+    watched(engine) {
+      let open = 0;
+      return {
+        subscribe(q, subscriber, ip) {
+          const unsubscribe = engine.subscribe(q, subscriber, ip);
+          if (++open === 1) channel.send({ t: 'watch', on: true });
+          let done = false;
+          return () => {
+            if (done) return;
+            done = true;
+            unsubscribe();
+            if (--open === 0) channel.send({ t: 'watch', on: false });
+          };
+        },
+        admit: (q) => engine.admit(q),
+        onCommit: (changes) => engine.onCommit(changes),
+        invalidate: (tables) => engine.invalidate(tables),
+        get version() {
+          return engine.version;
+        },
+        stats: () => engine.stats(),
+        close: () => engine.close(),
+      };
     },
     close: async () => flush(),
   };

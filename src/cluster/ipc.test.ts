@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Change } from '../storage/changes.js';
 import { hubCluster, type Peer } from './ipc-hub.js';
 import type { Observation, ToPrimary, ToWorker } from './ipc-protocol.js';
-import { workerCluster } from './ipc-worker.js';
+import { workerCluster, type WorkerCluster } from './ipc-worker.js';
+import type { LiveEngine, LiveQuery, Subscriber } from '../live/types.js';
 import { localCluster } from './local.js';
 import type { ChangeNotice } from './types.js';
 
@@ -19,6 +20,22 @@ function server(limits = { maxOpen: 100, maxPerIp: 2 }) {
   });
   return { hub, observed, w1: workers[0]!.w, w2: workers[1]!.w, peer1: workers[0]!.peer };
 }
+
+/** A live engine that only counts what it is told; `watched` wraps it as a worker's app does. */
+function stubEngine() {
+  const told = { gaps: 0, subscribed: 0 };
+  const engine: LiveEngine = {
+    subscribe: () => (told.subscribed++, () => void told.subscribed--),
+    admit: () => {},
+    onCommit: () => {},
+    invalidate: () => void told.gaps++,
+    version: 0,
+    stats: () => ({}) as ReturnType<LiveEngine['stats']>,
+    close: () => {},
+  };
+  return { engine, told };
+}
+const openQuery = (w: WorkerCluster) => w.watched(stubEngine().engine).subscribe({} as LiveQuery, {} as Subscriber, '1.2.3.4');
 
 const change: Change = { table: 'events', op: 'update', id: 'ev_1', before: { id: 'ev_1', t: 'a' }, after: { id: 'ev_1', t: 'b' } };
 const tick = () => new Promise((r) => setTimeout(r, 5));
@@ -39,6 +56,9 @@ describe('workers sharing one server through the primary', () => {
     w1.changes.onRemote((_t, n) => got.w1!.push(n));
     w2.changes.onRemote((_t, n) => got.w2!.push(n));
     hub.changes.onRemote((_t, n) => got.primary!.push(n));
+    openQuery(w1);
+    openQuery(w2);
+    await tick();
     w1.changes.publish([change]);
     await tick();
     expect(got.w1).toEqual([]);
@@ -47,6 +67,36 @@ describe('workers sharing one server through the primary', () => {
     hub.changes.publish([change]); // the primary's own commit (SQLite)
     await tick();
     expect(got.w1!.length + got.w2!.length).toBe(3);
+  });
+
+  it('send changes only to a worker with live queries open, and a gap when its first one opens', async () => {
+    const { hub, w1 } = server();
+    const got: ChangeNotice[] = [];
+    let gaps = 0;
+    w1.changes.onRemote((_t, n) => got.push(n));
+    w1.changes.onGap(() => gaps++);
+    hub.changes.publish([change]);
+    await tick();
+    expect(got).toEqual([]);
+    const { engine } = stubEngine();
+    const live = w1.watched(engine);
+    const close = live.subscribe({} as LiveQuery, {} as Subscriber, '1.2.3.4');
+    const close2 = live.subscribe({} as LiveQuery, {} as Subscriber, '1.2.3.4');
+    await tick();
+    expect(gaps).toBe(1); // whatever committed before the primary heard is re-read
+    hub.changes.publish([change]);
+    await tick();
+    expect(got.length).toBe(1);
+    close();
+    close();
+    hub.changes.publish([change]);
+    await tick();
+    expect(got.length).toBe(2); // one query is still open
+    close2();
+    await tick();
+    hub.changes.publish([change]);
+    await tick();
+    expect(got.length).toBe(2);
   });
 
   it('relay revocations to every other process', async () => {

@@ -198,7 +198,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
     }),
     proc.role === 'primary' ? () => workerLive : undefined,
   );
-  const live = census.engine;
+  const live = proc.role === 'worker' ? proc.cluster.watched(census.engine) : census.engine;
   opened.add('the live engine', () => live.close());
   writer.onCommit(live.onCommit);
   joinCluster(cluster, { onCommit: (l) => writer.onCommit(l), live, revocations: auth.revocations, reloadRevocations: () => auth.sessions.loadRevocations() }, warn);
