@@ -16,6 +16,8 @@ export type Observation = readonly [method: string, route: string, status: numbe
 export interface LiveFigures {
   readonly open: number;
   readonly queries: number;
+  /** Bytes counted against this worker's share of `maxLiveMemoryBytes`. */
+  readonly memoryBytes?: number;
   /** Open streams by route and table (the dashboard's live view). */
   readonly streams: readonly { readonly route: string; readonly table: string; readonly open: number }[];
 }

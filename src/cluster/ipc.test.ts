@@ -26,7 +26,7 @@ function stubEngine() {
   const told = { gaps: 0, subscribed: 0 };
   const engine: LiveEngine = {
     subscribe: () => (told.subscribed++, () => void told.subscribed--),
-    admit: () => {},
+    admit: () => () => {},
     onCommit: () => {},
     invalidate: () => void told.gaps++,
     version: 0,

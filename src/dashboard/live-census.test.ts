@@ -14,7 +14,7 @@ function fakeEngine(cap: number): LiveEngine & { released: number } {
         e.released++;
       };
     },
-    admit: () => {},
+    admit: () => () => {},
     onCommit: () => {},
     invalidate: () => {},
     version: 0,

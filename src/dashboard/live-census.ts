@@ -24,7 +24,7 @@ export interface LiveCensus {
  * `others`: the figures of the other processes of this server (the workers, as the primary last
  * gathered them), added to this engine's in `stats()` and `streams()`.
  */
-export function liveCensus(inner: LiveEngine, others?: () => readonly { open: number; queries: number; streams: readonly StreamCount[] }[]): LiveCensus {
+export function liveCensus(inner: LiveEngine, others?: () => readonly { open: number; queries: number; memoryBytes?: number; streams: readonly StreamCount[] }[]): LiveCensus {
   const open = new Map<string, number>();
   const engine: LiveEngine = {
     subscribe(q, subscriber, ip) {
@@ -52,7 +52,13 @@ export function liveCensus(inner: LiveEngine, others?: () => readonly { open: nu
       const s = inner.stats();
       if (!others) return s;
       const o = others();
-      return { ...s, open: o.reduce((n, f) => n + f.open, s.open), queries: o.reduce((n, f) => n + f.queries, s.queries) };
+      return {
+        ...s,
+        open: o.reduce((n, f) => n + f.open, s.open),
+        queries: o.reduce((n, f) => n + f.queries, s.queries),
+        // Each worker holds a share of the one budget (server/worker.ts): the server's use is the sum.
+        memoryBytes: o.reduce((n, f) => n + (f.memoryBytes ?? 0), s.memoryBytes),
+      };
     },
     close: () => inner.close(),
   };

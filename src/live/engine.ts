@@ -44,6 +44,8 @@ class Engine implements LiveEngine {
   #matchEvaluations = 0;
   #closed = false;
   #memory: LiveMemory;
+  /** Largest payload seen per collection: what an unknown query's first read is expected to hold. */
+  #largest = new Map<LiveQuery['plan']['collection'], number>();
 
   constructor(o: LiveEngineOptions) {
     this.#memory = new LiveMemory(o.maxMemoryBytes ?? DEFAULT_MAX_LIVE_MEMORY_BYTES);
@@ -61,23 +63,33 @@ class Engine implements LiveEngine {
     return this.#version;
   }
 
-  admit(q: LiveQuery): void {
+  admit(q: LiveQuery): () => void {
     if (this.#closed) throw new ApiError('UNAVAILABLE', 'The server is shutting down');
-    if (!this.#fits(STREAM_OVERHEAD_BYTES + this.#expectedBytes(q))) throw memoryFull();
+    // The first read holds its rows and their serialization until the stream subscribes (about
+    // twice its payload, like a re-run): held now, so a burst of streams cannot all be reading at
+    // once past the budget.
+    const hold = STREAM_OVERHEAD_BYTES + 2 * this.#expectedBytes(q);
+    if (!this.#fits(hold)) throw memoryFull();
+    this.#memory.reserve(hold);
+    let held = true;
+    return () => {
+      if (held) this.#memory.unreserve(hold);
+      held = false;
+    };
   }
 
   /**
    * How large `q`'s first payload is likely to be: its own last payload when it is open, else the
-   * largest open payload over the same collection. Paid only past half the budget (O(queries)):
-   * below it any one payload fits, since payloads are capped well under the budget.
+   * largest payload seen over the same collection (O(1); an upper estimate that never shrinks).
    */
   #expectedBytes(q: LiveQuery): number {
     const same = this.#queries.get(queryKey(q));
     if (same) return same.bytes;
-    if (this.#memory.used < this.#memory.max / 2) return 0;
-    let most = 0;
-    for (const other of this.#queries.values()) if (other.collection === q.plan.collection && other.bytes > most) most = other.bytes;
-    return most;
+    return this.#largest.get(q.plan.collection) ?? 0;
+  }
+
+  #saw(q: LiveQuery, bytes: number): void {
+    if (bytes > (this.#largest.get(q.plan.collection) ?? 0)) this.#largest.set(q.plan.collection, bytes);
   }
 
   subscribe(q: LiveQuery, s: Subscriber, ip: string): () => void {
@@ -89,6 +101,7 @@ class Engine implements LiveEngine {
     const json = s.initialJson ?? serializePayload(s.initial);
     // The first payload is about to wait on the new socket: refuse before anything starts.
     const need = STREAM_OVERHEAD_BYTES + json.length;
+    this.#saw(q, json.length);
     if (!this.#fits(need)) throw memoryFull();
     const print = fingerprint(json);
     const key = queryKey(q);
@@ -300,6 +313,7 @@ class Engine implements LiveEngine {
       if (!q.closed) {
         if (this.#incrementalCount && q.q.kind === 'count') q.count = typeof data === 'number' && !q.dirty ? data : null;
         const json = serializePayload(data);
+        this.#saw(q.q, json.length);
         this.#memory.unreserve(reserved);
         reserved = 2 * json.length;
         this.#memory.reserve(reserved);

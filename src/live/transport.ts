@@ -83,6 +83,23 @@ function ndjsonLine(payloadJson: string): Buffer {
   return lastLine;
 }
 
+/**
+ * The same for a large SSE payload's data. Written as a string, every socket that cannot take it
+ * at once would hold its own native copy sized for the worst-case UTF-8 encoding (three bytes a
+ * character: 24 MB per stream for an 8 MB payload, outside the heap and above what
+ * `bufferedBytes` reports); a Buffer is shared by every socket that queues it and counted exactly.
+ */
+let lastSseText: string | undefined;
+let lastSseData: Buffer = Buffer.alloc(0);
+function sseData(payloadJson: string): Buffer {
+  if (payloadJson !== lastSseText) {
+    lastSseText = payloadJson;
+    // JSON.stringify never emits a raw newline, but an SSE data line must not contain one.
+    lastSseData = Buffer.from(payloadJson.includes('\n') ? payloadJson.split(/\r?\n/).join('\ndata: ') : payloadJson, 'utf8');
+  }
+  return lastSseData;
+}
+
 class SinkStream implements StreamSink {
   #out: Sink;
   #format: StreamFormat;
@@ -122,14 +139,18 @@ class SinkStream implements StreamSink {
       this.#write(ndjsonLine(payloadJson));
       return;
     }
+    const id = this.#nextId++;
+    // A large payload goes out as its own write, as one Buffer shared by every stream (`sseData`):
+    // concatenated, every stream would flatten its own copy of it on the heap (garbage the live
+    // memory budget cannot see). Small frames stay one write: measured faster than corking a
+    // shared payload between the `id:` line and the blank line.
+    if (payloadJson.length > SPLIT_FRAMES_OVER) {
+      this.#write(`id: ${id}\ndata: `, sseData(payloadJson), '\n\n');
+      return;
+    }
     // JSON.stringify never emits a raw newline, but an SSE data line must not contain one.
     const data = payloadJson.includes('\n') ? payloadJson.split(/\r?\n/).join('\ndata: ') : payloadJson;
-    const id = this.#nextId++;
-    // A large payload goes out as its own write: concatenated, every stream would flatten its own
-    // copy of it on the heap (garbage the live memory budget cannot see). Small frames stay one
-    // write: measured faster than corking a shared payload between the `id:` line and the blank line.
-    if (data.length > SPLIT_FRAMES_OVER) this.#write(`id: ${id}\ndata: `, data, '\n\n');
-    else this.#write(`id: ${id}\ndata: ${data}\n\n`);
+    this.#write(`id: ${id}\ndata: ${data}\n\n`);
   }
 
   error(errorJson: string): void {

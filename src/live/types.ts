@@ -116,9 +116,11 @@ export interface LiveEngine {
   /**
    * Throws UNAVAILABLE (Retry-After) when the live memory budget is already too full for another
    * stream of `q`: call it before running the first query, so a flood of refused streams costs
-   * no reads. `subscribe` checks again with the actual first payload.
+   * no reads. `subscribe` checks again with the actual first payload. Until the returned release
+   * is called (once the first read is over: subscribed or failed), the first read's expected size
+   * is held against the budget.
    */
-  admit(q: LiveQuery): void;
+  admit(q: LiveQuery): () => void;
   /** The writer's commit listener. */
   onCommit(changes: readonly Change[]): void;
   /**

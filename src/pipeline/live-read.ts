@@ -72,14 +72,20 @@ export async function openLiveRead(rt: Runtime, engine: Pick<LiveEngine, 'versio
   await authorize(o); //                                                                   2
   const plan = await planOperation(o); //                                                  3
   if (plan.kind !== 'get' && plan.kind !== 'list' && plan.kind !== 'count') throw new ApiError('BAD_REQUEST');
-  engine.admit({ kind, plan: plan.read }); // a full live memory budget refuses before reading
-  const since = engine.version;
-  const initial = await readData(rt, READ_KIND[kind], plan.read); //                        4
-  await filterRows(o.collection, o.jwt, rowsOf(READ_KIND[kind], initial)); //                5
-  // Payloads are capped (docs/reference/configuration.md, maxResponseBytes): the first is an
-  // ordinary 400 before anything is registered; the engine ends a read whose re-run passes it.
-  checkDataSize(initial, maxResponseBytes);
-  return liveRead(rt, o, kind, { kind, plan: plan.read }, initial, since, reauthorizable && o.collection.rowFiltered);
+  // A full live memory budget refuses before reading; the first read's expected size is held
+  // against it until the read is over (docs/hardening.md "Live memory").
+  const admitted = engine.admit({ kind, plan: plan.read });
+  try {
+    const since = engine.version;
+    const initial = await readData(rt, READ_KIND[kind], plan.read); //                      4
+    await filterRows(o.collection, o.jwt, rowsOf(READ_KIND[kind], initial)); //              5
+    // Payloads are capped (docs/reference/configuration.md, maxResponseBytes): the first is an
+    // ordinary 400 before anything is registered; the engine ends a read whose re-run passes it.
+    checkDataSize(initial, maxResponseBytes);
+    return liveRead(rt, o, kind, { kind, plan: plan.read }, initial, since, reauthorizable && o.collection.rowFiltered);
+  } finally {
+    admitted();
+  }
 }
 
 /** Built outside openLiveRead so the closures share no scope with the first payload. */

@@ -17,7 +17,7 @@ import type { AppConfig } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import type { Project } from '../define/project.js';
 import { createApp, type App } from './app.js';
-import { PRIMARY_SOCKET_ENV } from './worker.js';
+import { LIVE_MEMORY_SHARE_ENV, PRIMARY_SOCKET_ENV } from './worker.js';
 
 /** A worker that does not exit this long after SIGTERM is killed (its requests had their time). */
 const DRAIN_MS = 30_000;
@@ -51,8 +51,10 @@ export async function runPrimary(project: Project, config: AppConfig, log: Logge
   let stopping = false;
   let port = config.port;
   let deaths: number[] = [];
+  // The live memory budget is server-wide; streams live in the workers (./worker.ts).
+  const liveShare = Math.max(1, Math.floor(config.maxLiveMemoryBytes / workers));
   const fork = (): Worker => {
-    const w = cluster.fork({ [PRIMARY_SOCKET_ENV]: socketPath });
+    const w = cluster.fork({ [PRIMARY_SOCKET_ENV]: socketPath, [LIVE_MEMORY_SHARE_ENV]: String(liveShare) });
     const peer: Peer = { id: w.id, send: (m) => void (w.isConnected() && w.send(m)) };
     peers.set(w, peer);
     h.join(peer);

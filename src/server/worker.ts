@@ -13,8 +13,21 @@ import type { Project } from '../define/project.js';
 import { createApp } from './app.js';
 
 export const PRIMARY_SOCKET_ENV = 'TABLEBASE_PRIMARY_SOCKET';
+/**
+ * This worker's share of `maxLiveMemoryBytes` (docs/reference/scaling.md): the budget counts the
+ * whole server, and every stream and subscription lives in the worker that accepted it (the
+ * primary forwards writes, never streams), so each of N workers gets budget / N.
+ */
+export const LIVE_MEMORY_SHARE_ENV = 'TABLEBASE_LIVE_MEMORY_SHARE';
 
-export async function runWorker(project: Project, config: AppConfig, log: Logger, mode: 'apply' | 'auto'): Promise<void> {
+/** The config a worker runs with: its share of the server-wide live memory budget. */
+export function workerConfig(config: AppConfig, env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const share = Number(env[LIVE_MEMORY_SHARE_ENV]);
+  return Number.isSafeInteger(share) && share > 0 ? { ...config, maxLiveMemoryBytes: share } : config;
+}
+
+export async function runWorker(project: Project, serverConfig: AppConfig, log: Logger, mode: 'apply' | 'auto'): Promise<void> {
+  const config = workerConfig(serverConfig);
   const forwardTo = process.env[PRIMARY_SOCKET_ENV];
   if (!forwardTo || !process.send) throw new Error('a worker process needs its primary');
   const send = process.send.bind(process);
