@@ -117,4 +117,22 @@ describe.skipIf(process.env.TABLEBASE_TEST_DB === 'postgres')('photos on S3 in a
     expect(photo.status).toBe(200);
     expect(Buffer.compare(photo.bytes, kept)).toBe(0);
   }, 240_000);
+
+  it('backup create reads the photos through --storage too', async () => {
+    const s = await startServer({ env: { ...env, ...s3.env }, args: ['--storage', `s3://${s3.bucket}/cli`] });
+    servers.push(s);
+    const user = await signUp(s, uniqueEmail('s3create'));
+    const png = await image(24, 18).png().toBuffer();
+    const up = await sendBinary<{ data: { id: string } }>(s.base, 'POST', '/img', { body: png, type: 'image/png', headers: bearer(user.accessToken) });
+    expect(up.status, up.text).toBe(200);
+    const to = destination();
+    folders.push(to.dir);
+    const created = await runCli(['backup', 'create', '--project', PROJECT, '--data', s.dataDir, '--storage', `s3://${s3.bucket}/cli`, '--to', to.url], { ...env, ...s3.env });
+    expect(created.code, created.stderr + created.stdout).toBe(0);
+    const target = newDataDir();
+    folders.push(join(target, '..'));
+    const r = await runCli(['restore', '--from', to.url, '--data', target]);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(Buffer.compare(readFileSync(join(target, 'photos', up.json.data.id)), png)).toBe(0);
+  }, 120_000);
 });
