@@ -1,5 +1,5 @@
 /**
- * The end-to-end suite again, every server on PostgreSQL (SPEC §12, last paragraph; issue #15):
+ * The end-to-end suite again, every server on PostgreSQL (docs/reference/conformance.md, last paragraph; issue #15):
  * `vitest run --config vitest.postgres.config.ts`. Each server gets a fresh database.
  */
 import { defineConfig } from 'vitest/config';

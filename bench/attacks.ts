@@ -1,6 +1,6 @@
 /**
  * Re-runs the attacks of issue #11 against `examples/conformance` on loopback and prints numbers
- * (SPEC §2, §4 Bounds, §5, §9). Bounded: every attack has a fixed count and a time cap, and the
+ * (docs/reference/conventions.md, docs/reference/data.md Bounds, rules-and-hooks.md, rate-limits.md). Bounded: every attack has a fixed count and a time cap, and the
  * server is killed at the end. Memory is the server's RSS read from /proc (Linux).
  *
  *   node --import tsx bench/attacks.ts            (about 1–2 minutes)
@@ -59,7 +59,7 @@ async function call(base: string, method: string, path: string, body?: unknown, 
   }
 }
 
-/** A GET with its JSON in the request body (SPEC §2), through node:http (fetch refuses it). */
+/** A GET with its JSON in the request body (docs/reference/conventions.md), through node:http (fetch refuses it). */
 function getWithBody(base: string, path: string, body: unknown): Promise<Reply> {
   const payload = JSON.stringify(body);
   const t = performance.now();
@@ -106,7 +106,7 @@ async function statementCache(s: Started) {
   let statuses = new Map<number, number>();
   const t = performance.now();
   for (let q = 0; q < 300; q++) {
-    // 2 or-items + 998 in-values = the 1,000-value maximum of SPEC §4, different every time.
+    // 2 or-items + 998 in-values = the 1,000-value maximum of docs/reference/data.md, different every time.
     const vals = (k: number) => Array.from({ length: 499 }, (_, i) => `q${q}-${k}-${i}-${'x'.repeat(20)}`);
     const r = await getWithBody(s.base, '/db/count', { table: 'tasks', where: { or: [{ title: { in: vals(0) } }, { ownerId: { in: vals(1) } }] } });
     statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);

@@ -1,5 +1,5 @@
 /**
- * `node --import tsx bench/limiter.ts`: what rate limiting (SPEC §9, pipeline step 1) costs on
+ * `node --import tsx bench/limiter.ts`: what rate limiting (docs/reference/rate-limits.md, pipeline step 1) costs on
  * `get` at c=50. One server (bench/projects/limiter) with two identical tables, `plain` (policy
  * `null`) and `limited` (the default policy, raised to a million per 10 s so nothing is refused):
  * the difference between them is the limiter. Runs come in back-to-back pairs (alternating which

@@ -1,5 +1,5 @@
 /**
- * `node --import tsx bench/live.ts`: the live-query benchmark (SPEC §7; the live-query issue's
+ * `node --import tsx bench/live.ts`: the live-query benchmark (docs/reference/live.md; the live-query issue's
  * targets). One server (`serve`, bench/live-project) on loopback, one load-client process
  * (bench/live-client.ts) holding the streams, creates measured with autocannon from here:
  *

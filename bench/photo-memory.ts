@@ -1,5 +1,5 @@
 /**
- * Server memory while 50 MB uploads are cut off at the photo limit (SPEC §10: "the upload is cut
+ * Server memory while 50 MB uploads are cut off at the photo limit (docs/reference/photos.md: "the upload is cut
  * off as soon as it passes the limit"; the conformance project's maxBytes is 262144).
  *
  *   node --import tsx bench/photo-memory.ts [--runs 5] [--parallel 4]

@@ -1,5 +1,5 @@
 /**
- * `node --import tsx bench/writes.ts`: single-row creates under many concurrent clients (SPEC §6).
+ * `node --import tsx bench/writes.ts`: single-row creates under many concurrent clients (docs/reference/rules-and-hooks.md).
  * Tablebase (examples/bench, default `maxPendingWrites` 64) beside the raw node:http +
  * better-sqlite3 baseline (bench/raw-server.ts), at c=100 and c=200. Reports throughput, p50/p99
  * latency and every answer that was not a 200 — 503 WRITE_QUEUE_FULL counted on its own.

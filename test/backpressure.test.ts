@@ -1,9 +1,9 @@
 /**
- * End-to-end: write backpressure (SPEC §6). With `TABLEBASE_MAX_PENDING_WRITES=4`, a flood of
+ * End-to-end: write backpressure (docs/reference/rules-and-hooks.md). With `TABLEBASE_MAX_PENDING_WRITES=4`, a flood of
  * writes is answered 200 or 503 WRITE_QUEUE_FULL (`Retry-After: 1`), never anything else; every
  * acknowledged row is there afterwards (also after `kill -9`), and no row of a refused request is.
  *
- * Two projects: the conformance `big` table (large `create many` bodies, as SPEC §12 intends), and
+ * Two projects: the conformance `big` table (large `create many` bodies, as docs/reference/conformance.md intends), and
  * `test/fixtures/backpressure`, whose before-hook waits on a timer so that the writer stays busy
  * across event-loop turns and 503s are certain rather than merely possible.
  */
@@ -76,7 +76,7 @@ describe('a flood of large create-many requests on the conformance `big` table',
     expect(s.log()).not.toMatch(/"level":50.*request failed/);
   });
 
-  it('queued hook work refused by a full queue never changes the answer (SPEC §6)', async () => {
+  it('queued hook work refused by a full queue never changes the answer (docs/reference/rules-and-hooks.md)', async () => {
     // One create many of 12 events queues 10 audit writes at once (the cap of 10 drops 2); with
     // room for only 4 waiting writes some of those may be refused. The caller's 200 stands.
     const s = servers[0]!;

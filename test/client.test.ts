@@ -2,7 +2,7 @@
  * End-to-end: `tablebase gen client` for the conformance project, type-checked with `tsc
  * --strict` together with a usage module, and that same usage module run against a real server:
  * create, list, count, a typed error, and a live `streamList` that yields the new page after a
- * create (SPEC §7), closed by `return()`.
+ * create (docs/reference/live.md), closed by `return()`.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Two nodes of one deployment on loopback (issue #15, SPEC §14): one PostgreSQL database, one
+ * Two nodes of one deployment on loopback (issue #15, docs/reference/scaling.md): one PostgreSQL database, one
  * Redis (reached through a small TCP relay the test can cut, to play "Redis killed"), the same
  * secrets, separate data folders.
  */

@@ -1,5 +1,5 @@
 /**
- * SPEC §6: a write answered 2xx survives `kill -9` of the server right after the answer.
+ * docs/reference/rules-and-hooks.md: a write answered 2xx survives `kill -9` of the server right after the answer.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

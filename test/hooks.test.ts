@@ -1,5 +1,5 @@
 /**
- * End-to-end: per-table hooks of the conformance project (SPEC §6, §12, §13.12). Before-hooks
+ * End-to-end: per-table hooks of the conformance project (docs/reference/rules-and-hooks.md, docs/reference/conformance.md). Before-hooks
  * reject with 400 HOOK_REJECTED and nothing is written; after-success hooks queue trusted writes
  * that run once the request has committed (so the tests poll for them); one request causes at most
  * 10 additional mutations, counted across the whole request, and a dropped one is logged.
@@ -190,7 +190,7 @@ describe('after-hooks: queued trusted writes', () => {
   });
 });
 
-describe('create many: per-row hooks, one budget of 10 for the whole request (SPEC §13.12)', () => {
+describe('create many: per-row hooks, one budget of 10 for the whole request (docs/reference/rules-and-hooks.md)', () => {
   it('fires afterCreateSuccess once per row', async () => {
     const t = tag();
     const r = await s.call('POST', '/db/many', { table: 'events', objects: [1, 2, 3].map((i) => ({ title: `${t} ${i}` })) });

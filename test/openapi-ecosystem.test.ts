@@ -117,7 +117,7 @@ export async function roundTrip(baseUrl: string, marker: string) {
   const created = await api.POST('/db', { body: { table: 'tasks', object: { title: marker, priority: 3, tags: ['openapi'] } } });
   if (!created.data) throw new Error('create failed: ' + JSON.stringify(created.error));
   const row = created.data.data;
-  // GET routes take their JSON in one \`body\` query parameter (SPEC §2); openapi-typescript types
+  // GET routes take their JSON in one \`body\` query parameter (docs/reference/conventions.md); openapi-typescript types
   // a JSON query parameter as its string form, so the body is typed from its schema, then encoded.
   const list: ListBody = { table: 'tasks', where: { title: { eq: marker } }, limit: 10 };
   const listed = await api.GET('/db/list', { params: { query: { body: JSON.stringify(list) } } });

@@ -1,7 +1,7 @@
 /**
  * Sign-in beyond the conformance project (test/fixtures/signin): the GitHub preset against a
  * loopback stand-in for GitHub's OAuth and user APIs, `onSignIn` / `onSignUp` with the method's
- * name for every method, and the rate limit of every auth route (SPEC §8, §8a, §9).
+ * name for every method, and the rate limit of every auth route (docs/reference/auth.md, docs/reference/rate-limits.md).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,7 +133,7 @@ describe('without otp.signUp', { timeout: 120_000 }, () => {
   });
 });
 
-describe('every auth route is rate limited per IP (SPEC §8, §9)', { timeout: 180_000 }, () => {
+describe('every auth route is rate limited per IP (docs/reference/auth.md, docs/reference/rate-limits.md)', { timeout: 180_000 }, () => {
   const third = async (send: () => Promise<Reply>, what: string, n = 2) => {
     for (let i = 0; i < n; i++) expect((await send()).status, what).not.toBe(429);
     const r = await send();

@@ -1,5 +1,5 @@
 /**
- * End-to-end OpenID Connect sign-in (SPEC §8a, §12) against a real OpenID Provider
+ * End-to-end OpenID Connect sign-in (docs/reference/auth.md, docs/reference/conformance.md) against a real OpenID Provider
  * (`oidc-provider`) on loopback, through the conformance project's provider `test`
  * (OIDC_ISSUER / OIDC_CLIENT_ID / OIDC_CLIENT_SECRET): the authorization-code flow with PKCE
  * driven over HTTP, tokens that work afterwards, one user per subject, linking on a verified

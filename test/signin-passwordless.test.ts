@@ -1,6 +1,6 @@
 /**
- * End-to-end passwordless sign-in and the account lifecycle on the conformance project (SPEC §8,
- * §8a, §12): one-time codes and magic links through the outbox folder and through real SMTP,
+ * End-to-end passwordless sign-in and the account lifecycle on the conformance project (docs/reference/auth.md,
+ * docs/reference/conformance.md): one-time codes and magic links through the outbox folder and through real SMTP,
  * change of email, logout everywhere, and a password set later by a reset.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

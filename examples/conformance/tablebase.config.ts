@@ -1,5 +1,5 @@
 /**
- * The conformance project of SPEC §12. Acceptance tests outside the repository serve it exactly
+ * The conformance project of docs/reference/conformance.md. Acceptance tests outside the repository serve it exactly
  * as written there: keep it as specified.
  */
 import { authTable, column, defineProject, NotFoundError, pushFromEnv, table, UserError, view, type Jwt, type TablePolicies } from 'tablebase';
@@ -29,7 +29,7 @@ const users = authTable('users', {
     canView: (jwt, row) => isAdmin(jwt) || jwt?.userId === row.id,
     canUpdate: (jwt, before) => jwt?.userId === before.id,
   },
-  // SPEC §8a, §12: OTP (with sign-up), magic links, and the OpenID Connect provider `test` when OIDC_ISSUER is set.
+  // docs/reference/auth.md, docs/reference/conformance.md: OTP (with sign-up), magic links, and the OpenID Connect provider `test` when OIDC_ISSUER is set.
   otp: { signUp: true },
   magicLink: true,
   oauth: process.env.OIDC_ISSUER
@@ -69,7 +69,7 @@ const tasks = table('tasks', {
     requiresPerRowCheck: false,
   },
   operations: {
-    // SPEC §13.6: 404 when no row matches.
+    // docs/reference/data.md: 404 when no row matches.
     complete: async (ctx, { where, many, limit }) => {
       const rows = await ctx.db.update('tasks', where, [{ column: 'isComplete', value: true }], { many, limit });
       if (rows.length === 0) throw new NotFoundError('No task matches');
@@ -124,7 +124,7 @@ const chain = table('chain', {
   prefix: 'ch',
   columns: { depth: column.integer() },
   rules: openTable,
-  // Each row queues the next; the 10-mutation cap stops the chain at 11 rows (SPEC §6).
+  // Each row queues the next; the 10-mutation cap stops the chain at 11 rows (docs/reference/rules-and-hooks.md).
   hooks: { afterCreateSuccess: (ctx, row) => ctx.mutate.create('chain', { depth: row.depth + 1 }) },
   policies: unlimited,
 });
@@ -163,7 +163,7 @@ const messages = table('messages', {
   columns: { toUserId: column.text(), text: column.text(), createdAt: column.createdAt() },
   rules: { canCreate: tokenPresent, canList: tokenPresent, canView: tokenPresent, canCount: tokenPresent },
   hooks: {
-    // SPEC §11b: returns once the deliveries are durably queued; delivery runs in the background.
+    // docs/reference/push.md: returns once the deliveries are durably queued; delivery runs in the background.
     afterCreateSuccess: async (ctx, row) => {
       await ctx.push.send({ userId: row.toUserId, title: 'New message', body: row.text, data: { messageId: row.id } });
     },
@@ -205,7 +205,7 @@ export default defineProject({
       },
     },
   ],
-  // Each provider only when its PUSH_* variables are set (SPEC §12).
+  // Each provider only when its PUSH_* variables are set (docs/reference/conformance.md).
   push: pushFromEnv(process.env),
   email: {
     links: {

@@ -111,7 +111,7 @@ describe('ConfirmTokens', () => {
   });
 });
 
-describe('magic-link and change-email tokens, and peek (SPEC §8, §8a)', () => {
+describe('magic-link and change-email tokens, and peek (docs/reference/auth.md)', () => {
   it('magic links live 15 minutes, email changes 1 hour', async () => {
     const magic = await confirm.issue('magic', user);
     const change = await confirm.issue('changeEmail', { ...user, email: 'new@example.com' });

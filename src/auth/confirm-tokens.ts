@@ -1,8 +1,8 @@
 /**
- * Email-verification and password-reset tokens (SPEC §8): random, stored hashed, single-use,
+ * Email-verification and password-reset tokens (docs/reference/auth.md): random, stored hashed, single-use,
  * expiring (defaults 24 h and 1 h, from the project's `auth` settings). Consuming is one
  * check-and-set statement, so a token clicked twice at once works once. Unknown, used or expired:
- * 400 INVALID_CONFIRMATION_TOKEN (SPEC §13.4), the same answer for all three.
+ * 400 INVALID_CONFIRMATION_TOKEN (docs/reference/auth.md), the same answer for all three.
  *
  * The token is bound to the email it was sent to; the confirm route compares it with the user's
  * current address, so a link sent to an old address cannot verify a new one.
@@ -20,9 +20,9 @@ export interface ConfirmTokensOptions {
   write: WriteFn;
   verifyTokenTtlSeconds: number;
   resetTokenTtlSeconds: number;
-  /** SPEC §8a: 15 minutes by default. */
+  /** docs/reference/auth.md: 15 minutes by default. */
   magicLinkTtlSeconds?: number;
-  /** SPEC §8: 1 hour by default. */
+  /** docs/reference/auth.md: 1 hour by default. */
   changeEmailTtlSeconds?: number;
   /** Epoch milliseconds. */
   now?: () => number;
@@ -84,7 +84,7 @@ export class ConfirmTokens {
 
   /**
    * The token's record if it is live, without using it up; throws 400 INVALID_CONFIRMATION_TOKEN
-   * otherwise. For the cheap check before costly work (SPEC §8: a confirm with an unknown token
+   * otherwise. For the cheap check before costly work (docs/reference/auth.md: a confirm with an unknown token
    * is refused before any password is hashed); `consume` still decides the race.
    */
   async peek(kind: ConfirmKind, token: unknown, reader: SqlRunner): Promise<ConfirmRecord> {

@@ -1,5 +1,5 @@
 /**
- * A small, safe `.env` parser (SPEC §1: "a `.env` file in the project folder is read too").
+ * A small, safe `.env` parser (docs/reference/configuration.md: "a `.env` file in the project folder is read too").
  *
  * Accepted: `KEY=VALUE` lines, an optional `export ` prefix, `#` comment lines, unquoted values
  * (trimmed; ` #` starts a trailing comment), single-quoted values (literal) and double-quoted

@@ -1,5 +1,5 @@
 /**
- * Changing an account's email (SPEC §8): never through `/db`, only by proving the new address —
+ * Changing an account's email (docs/reference/auth.md): never through `/db`, only by proving the new address —
  * `sendChangeEmail` mails a single-use link (template `changeEmail`, 1 hour) to the new address,
  * and `confirmEmailChange` sets it with `isVerified` true. Reset and verification tokens bound
  * to the old address stop working at that moment (they are checked against the row's email).

@@ -1,5 +1,5 @@
 /**
- * The auth flows (SPEC §8, seed "Authentication endpoints") as a service that takes and returns
+ * The auth flows (docs/reference/auth.md) as a service that takes and returns
  * values; http/routes/auth.ts declares the routes, their rate limits, rules and body schemas.
  * Sign-up writes through the pipeline's write stage (pipeline/index.ts `createTrusted`), so the
  * table's hooks fire as for POST /db; sign-up and sign-in answer {user, accessToken,
@@ -26,14 +26,14 @@ export interface AuthSession {
   readonly expiresIn: number;
 }
 
-/** SPEC §13.2: a table that is not an auth table, or none, is 404. */
+/** docs/reference/auth.md: a table that is not an auth table, or none, is 404. */
 export function authTableOf(model: ProjectModel, table: unknown): CollectionModel {
   const c = typeof table === 'string' ? model.collections.get(table) : undefined;
   if (!c?.auth) throw new ApiError('NOT_FOUND', 'No auth table by that name');
   return c;
 }
 
-/** Reset and verification tokens work only while the row's email is the address they were sent to (SPEC §8). */
+/** Reset and verification tokens work only while the row's email is the address they were sent to (docs/reference/auth.md). */
 function boundUser(user: Row | null, record: { email: string | null }): Row {
   if (!user || user.email !== record.email) throw new ApiError('INVALID_CONFIRMATION_TOKEN');
   return user;
@@ -73,7 +73,7 @@ export function createAuthFlows(rt: Runtime, auth: AuthServices) {
       } catch {
         email = null;
       }
-      // Same answer and comparable time for an unknown email and a wrong password (SPEC §2).
+      // Same answer and comparable time for an unknown email and a wrong password (docs/reference/conventions.md).
       const found = email ? await findCredentials(rt, c, email) : null;
       // An account created without a password (OTP, magic link, OAuth) costs the same dummy verify.
       const ok =
@@ -104,7 +104,7 @@ export function createAuthFlows(rt: Runtime, auth: AuthServices) {
       return { user, accessToken: token, refreshToken: r.refreshToken, expiresIn };
     },
 
-    /** SPEC §8: `all` ends every session of the caller, this one included. */
+    /** docs/reference/auth.md: `all` ends every session of the caller, this one included. */
     async logout(jwt: Jwt, all = false): Promise<void> {
       if (all) await auth.sessions.revokeAllForUser({ table: jwt.table, userId: jwt.userId }, 'user');
       else await auth.sessions.logout(sessionIdOf(jwt));
@@ -117,11 +117,11 @@ export function createAuthFlows(rt: Runtime, auth: AuthServices) {
       const email = normalizeEmail(address, '/email');
       const user = await findUser(rt, c, 'email', email);
       // Not awaited: an answer that waited for delivery would tell, by its status or its timing,
-      // whether the address has an account (SPEC §8).
+      // whether the address has an account (docs/reference/auth.md).
       if (user && user.isVerified !== true) sendInBackground(() => rt.email!.sendVerification({ id: user.id, email }, c.name));
     },
 
-    /** The same answer whether or not the address exists; `canPasswordReset` may silently suppress it (SPEC §13.3). */
+    /** The same answer whether or not the address exists; `canPasswordReset` may silently suppress it (docs/reference/auth.md). */
     async resetPassword(c: CollectionModel, address: unknown): Promise<void> {
       const email = normalizeEmail(address, '/email');
       const allowed = (await c.auth!.options.authRules?.canPasswordReset?.({ email })) === true;
@@ -140,7 +140,7 @@ export function createAuthFlows(rt: Runtime, auth: AuthServices) {
 
     async confirmResetPassword(token: unknown, newPassword: unknown): Promise<void> {
       const password = auth.passwords.validate(newPassword, '/newPassword');
-      // Cheap checks first (SPEC §8): an unknown token is refused before the password is hashed.
+      // Cheap checks first (docs/reference/auth.md): an unknown token is refused before the password is hashed.
       await auth.confirmTokens.peek('reset', token, rt.driver);
       const hash = await auth.passwords.hash(password);
       await rt.writer.submit(async (tx, changes) => {

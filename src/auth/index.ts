@@ -53,7 +53,7 @@ export interface AuthServices {
   readonly tokens: AccessTokens;
   readonly sessions: SessionManager;
   readonly confirmTokens: ConfirmTokens;
-  /** One-time sign-in codes (SPEC §8a). */
+  /** One-time sign-in codes (docs/reference/auth.md). */
   readonly otp: OtpCodes;
   /** Loads recent revocations from storage; call once before serving requests. */
   start(): Promise<void>;

@@ -29,7 +29,7 @@ function forge(payload: Record<string, unknown>, alg = 'HS256'): Promise<string>
 }
 
 describe('AccessTokens.sign', () => {
-  it('sets exactly the SPEC §8 claims, HS256, and expiresIn in seconds', async () => {
+  it('sets exactly the docs/reference/auth.md claims, HS256, and expiresIn in seconds', async () => {
     const { sign, clock } = setup();
     const { token, expiresIn } = await sign({ isAdmin: true });
     expect(expiresIn).toBe(3600);

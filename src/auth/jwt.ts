@@ -1,5 +1,5 @@
 /**
- * Access tokens (SPEC §8): JWT, HS256, signed with `JWT_SECRET`. Claims: `sub` and `userId` (the
+ * Access tokens (docs/reference/auth.md): JWT, HS256, signed with `JWT_SECRET`. Claims: `sub` and `userId` (the
  * row id), `table`, `admin: {isAdmin}`, `iat`, `exp`, `jti`, plus the project's custom claims,
  * which can never override these. `jti` is `<sessionId>.<random>`, so a token leads to its session
  * and revocation is one in-memory lookup (revocation.ts).
@@ -58,7 +58,7 @@ const BEARER = /^Bearer +([^ ]+) *$/i;
 
 /**
  * The token of an `Authorization: Bearer <token>` header. No header: null (rules see a null jwt;
- * SPEC §2). Any other scheme, or an empty token: 401 INVALID_TOKEN.
+ * docs/reference/conventions.md). Any other scheme, or an empty token: 401 INVALID_TOKEN.
  */
 export function parseBearer(header: string | undefined): string | null {
   if (header === undefined) return null;
@@ -114,7 +114,7 @@ export class AccessTokens {
     return this.#ttl;
   }
 
-  /** Signs an access token; `expiresIn` is its lifetime in seconds (SPEC §13.17). */
+  /** Signs an access token; `expiresIn` is its lifetime in seconds (docs/reference/photos.md). */
   async sign(input: AccessTokenInput): Promise<{ token: string; expiresIn: number }> {
     const ttl = input.ttlSeconds ?? this.#ttl;
     if (!Number.isSafeInteger(ttl) || ttl <= 0 || ttl > this.#ttl) {

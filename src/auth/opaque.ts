@@ -1,5 +1,5 @@
 /**
- * Opaque tokens (refresh, email verification, password reset; SPEC §8): 32 random bytes as
+ * Opaque tokens (refresh, email verification, password reset; docs/reference/auth.md): 32 random bytes as
  * base64url, handed to the client once and stored only as their SHA-256. A database leak then
  * yields nothing usable, and since the token carries 256 bits of entropy a plain (unsalted,
  * unkeyed) hash is enough — there is nothing to brute-force. Lookups go by the hash through a

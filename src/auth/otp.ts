@@ -1,5 +1,5 @@
 /**
- * One-time sign-in codes (SPEC §8a): 6 digits, valid 10 minutes, single-use, one live code per
+ * One-time sign-in codes (docs/reference/auth.md): 6 digits, valid 10 minutes, single-use, one live code per
  * (auth table, email) — a new send replaces the previous one — and dead after 5 wrong tries even
  * if the right code follows.
  *

@@ -1,5 +1,5 @@
 /**
- * Passwordless sign-in (SPEC §8a): one-time codes and magic links by email. Services: they take
+ * Passwordless sign-in (docs/reference/auth.md): one-time codes and magic links by email. Services: they take
  * values and return values (the routes in http/ call them).
  *
  * Sending happens in the background: the route answers before the address is even looked up, so
@@ -19,7 +19,7 @@ export interface PasswordlessDeps extends SignInDeps {
   readonly email: EmailService;
 }
 
-/** The table's OTP options, or 404 when it has not enabled OTP (SPEC §8a). */
+/** The table's OTP options, or 404 when it has not enabled OTP (docs/reference/auth.md). */
 export function otpOf(c: CollectionModel): OtpOptions {
   const o = c.auth?.options.otp;
   if (!o) throw new ApiError('NOT_FOUND', 'This table does not sign in with one-time codes');

@@ -1,5 +1,5 @@
 /**
- * Password hashing (seed, Authentication 3; SPEC §8): Argon2id through `@node-rs/argon2`, whose
+ * Password hashing (docs/reference/auth.md): Argon2id through `@node-rs/argon2`, whose
  * async functions run on libuv's thread pool, so a sign-in never blocks the event loop. Every
  * hash is peppered with `PASSWORD_SECRET` through Argon2's own secret input (RFC 9106 §3.1, "K"),
  * so a stolen database alone cannot be brute-forced offline.
@@ -68,7 +68,7 @@ let dummy: Promise<string> | undefined;
 
 /**
  * Burns the same time as verifying a real password and answers false. Sign-in calls it for an
- * unknown email so the answer's timing does not reveal which accounts exist (SPEC §2,
+ * unknown email so the answer's timing does not reveal which accounts exist (docs/reference/conventions.md,
  * INVALID_CREDENTIALS: "comparable time for an unknown email and a wrong password"). The dummy
  * hash has the current parameters and a random password and pepper, so nothing can match it.
  */
@@ -87,7 +87,7 @@ export function needsRehash(stored: string): boolean {
 
 /**
  * Checks a client-supplied password before anything is hashed, so nobody can make the server
- * hash megabytes (SPEC §8: 8 to 1024 characters by default). Length is counted in characters
+ * hash megabytes (docs/reference/auth.md: 8 to 1024 characters by default). Length is counted in characters
  * (code points). Throws 400 BAD_REQUEST with `details` at `path`; answers the password.
  */
 export function validatePasswordLength(password: unknown, min = 8, max = 1024, path = '/password'): string {

@@ -1,6 +1,6 @@
 /**
- * Revoked sessions, in memory, so checking a bearer token costs one Map lookup (SPEC §8 logout;
- * §13.16: a confirmed reset and a reused refresh token invalidate the access tokens already
+ * Revoked sessions, in memory, so checking a bearer token costs one Map lookup (docs/reference/auth.md logout;
+ * docs/reference/auth.md: a confirmed reset and a reused refresh token invalidate the access tokens already
  * issued to the affected sessions).
  *
  * Every access token names its session in `jti` (`<sessionId>.<random>`). A revoked session never

@@ -1,7 +1,7 @@
 /**
  * The auth module's own tables, declared with the definition API so migrations create them like
  * any other table (core/model.ts compileProject(project, internalTables)). They have no rules, so
- * `/db` never serves them (tables start closed; SPEC §5, §13.13).
+ * `/db` never serves them (tables start closed; docs/reference/rules-and-hooks.md, docs/reference/dashboard.md).
  *
  * Times are integer epoch milliseconds: compared in SQL (`expires_at > ?`) without parsing, and
  * the same in SQLite and PostgreSQL. Secrets are never stored, only SHA-256 hashes (opaque.ts).
@@ -49,7 +49,7 @@ export const authTokensTable = table('_auth_tokens', {
 });
 
 /**
- * One-time sign-in codes (SPEC §8a): one live code per (auth table, email) — a new send replaces
+ * One-time sign-in codes (docs/reference/auth.md): one live code per (auth table, email) — a new send replaces
  * the old row — kept as an HMAC (a 6-digit code has too little entropy for a plain hash), with
  * the count of wrong tries. `userId` is null for an address that will sign up on verify.
  */
@@ -68,7 +68,7 @@ export const otpCodesTable = table('_otp_codes', {
 });
 
 /**
- * Pending OAuth sign-ins (SPEC §8a): `state` (as a hash), the PKCE verifier, the OIDC nonce and
+ * Pending OAuth sign-ins (docs/reference/auth.md): `state` (as a hash), the PKCE verifier, the OIDC nonce and
  * where to send the browser back. Single-use, 10 minutes. Kept in the database rather than in
  * memory so the callback may reach another node than the start.
  */

@@ -1,5 +1,5 @@
 /**
- * The two server secrets (SPEC §1 "Secrets"; seed, Authentication 4): `JWT_SECRET` signs access
+ * The two server secrets (docs/reference/configuration.md "Secrets"): `JWT_SECRET` signs access
  * tokens, `PASSWORD_SECRET` peppers password hashes. Both come from the environment, or from
  * `<project>/.env` when the environment lacks them (the environment wins). `serve` refuses to
  * start with a one-line message when one is missing, shorter than 32 characters, or when both are
@@ -53,7 +53,7 @@ export function readDotenv(projectDir: string): Record<string, string> {
   }
 }
 
-/** Length in characters (code points), as the SPEC says "characters". */
+/** Length in characters (code points), as docs/reference/auth.md says "characters". */
 function charLength(s: string): number {
   let n = 0;
   for (const _ of s) n++;
@@ -103,7 +103,7 @@ function randomSecret(): string {
 }
 
 /**
- * For `tablebase dev` (SPEC §1): makes sure both secrets exist, writing random ones to the
+ * For `tablebase dev` (docs/reference/configuration.md): makes sure both secrets exist, writing random ones to the
  * project's `.env` for each missing from the environment and from `.env`. A new `.env` is created
  * exclusively (never following or replacing an existing file) with mode 0600. Secrets that exist
  * but are invalid are left alone: loadSecrets reports them.

@@ -97,7 +97,7 @@ describe('SessionManager', () => {
     expect((await sessions.refresh(b.refreshToken)).sessionId).toBe(b.sessionId);
   });
 
-  it('revokeAllForUser ends every session of that user only (confirmed reset, SPEC §13.16)', async () => {
+  it('revokeAllForUser ends every session of that user only (confirmed reset, docs/reference/auth.md)', async () => {
     const a = await sessions.start(owner);
     const b = await sessions.start(owner);
     const other = await sessions.start({ table: 'users', userId: 'us_2' });

@@ -1,5 +1,5 @@
 /**
- * Sessions and refresh tokens (SPEC §8, §13.4, §13.16). A sign-in starts a session and hands out
+ * Sessions and refresh tokens (docs/reference/auth.md). A sign-in starts a session and hands out
  * an opaque refresh token, stored only as its SHA-256. Each refresh rotates it: the old token is
  * marked used and a new one answered. Presenting a used token again means it leaked (or a client
  * raced itself): the whole session is revoked, together with its access tokens (RFC 9700 §4.14.2,
@@ -119,7 +119,7 @@ export class SessionManager {
     return this.#run(tx, (r) => this.#store.revokeSession(r, sessionId, now, 'logout'));
   }
 
-  /** Ends every session of a user (a confirmed password reset: SPEC §8, §13.16). Answers their ids. */
+  /** Ends every session of a user (a confirmed password reset: docs/reference/auth.md). Answers their ids. */
   async revokeAllForUser(owner: SessionOwner, reason: RevokeReason = 'user', tx?: SqlRunner): Promise<string[]> {
     const now = this.#now();
     return this.#run(tx, async (r) => {

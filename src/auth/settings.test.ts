@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AUTH_DEFAULTS, parseTtlSeconds, resolveAuthSettings } from './settings.js';
 
 describe('auth settings', () => {
-  it('defaults to SPEC §8: 1 h access, 24 h verify, 1 h reset, 8–1024 character passwords', () => {
+  it('defaults to docs/reference/auth.md: 1 h access, 24 h verify, 1 h reset, 8–1024 character passwords', () => {
     expect(resolveAuthSettings()).toEqual(AUTH_DEFAULTS);
     expect(AUTH_DEFAULTS).toMatchObject({
       accessTokenTtlSeconds: 3600,

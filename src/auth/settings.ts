@@ -3,8 +3,8 @@
  * typo such as `accessTokenTtl: "1 hour"` fails with a message naming the setting instead of
  * silently issuing tokens with a surprising lifetime.
  *
- * Defaults: SPEC §8 — access tokens 1 hour, verification tokens 24 h, reset tokens 1 h,
- * passwords 8 to 1024 characters. Refresh tokens (not settled by the SPEC) live 30 days, sliding:
+ * Defaults: docs/reference/auth.md — access tokens 1 hour, verification tokens 24 h, reset tokens 1 h,
+ * passwords 8 to 1024 characters. Refresh tokens (our choice, docs/decisions.md) live 30 days, sliding:
  * each rotation gives the new token a fresh lifetime, like better-auth's session refresh.
  */
 import type { AuthSettings } from '../define/project.js';

@@ -1,5 +1,5 @@
 /**
- * What every way of signing in ends with (SPEC §8, §8a): `canSignIn`, a session and its token
+ * What every way of signing in ends with (docs/reference/auth.md): `canSignIn`, a session and its token
  * pair, `isVerified` set when the method proved the address, and the `onSignUp` / `onSignIn`
  * hooks with the method's name. Used by the password routes, OTP, magic links and OAuth alike,
  * so they answer the same `{user, accessToken, refreshToken, expiresIn}`.
@@ -29,7 +29,7 @@ export interface SignInAnswer {
 
 /**
  * Stored as the password of accounts created by OTP, magic link or OAuth: no Argon2id hash has
- * this shape, so password sign-in never matches it, and a reset later stores a real hash (SPEC §8a).
+ * this shape, so password sign-in never matches it, and a reset later stores a real hash (docs/reference/auth.md).
  */
 export const NO_PASSWORD = '';
 
@@ -58,7 +58,7 @@ export function mayCreate(c: CollectionModel, email: string): Promise<boolean> {
   return verdict(c.auth!.options.authRules?.canSignUp?.({ email, object: {} }));
 }
 
-/** Creates a row with no password, verified when the sign-in proved the address (SPEC §8a). */
+/** Creates a row with no password, verified when the sign-in proved the address (docs/reference/auth.md). */
 export async function createVerifiedUser(rt: Runtime, c: CollectionModel, email: string, verified = true): Promise<Row> {
   const [user] = await createTrusted(rt, c, [{ email, password: NO_PASSWORD, isVerified: verified }]);
   return user!;

@@ -6,12 +6,12 @@
  *
  * Methods that write never throw for a "no" answer: they report it in their result, because a job
  * that throws is rolled back, and some "no" answers must still write (a reused refresh token
- * revokes its session, SPEC §8). All times are epoch milliseconds.
+ * revokes its session, docs/reference/auth.md). All times are epoch milliseconds.
  */
 import type { SqlRunner } from '../storage/driver.js';
 import type { RevokedSession } from './revocation.js';
 
-/** `magic`: a magic sign-in link (SPEC §8a); `changeEmail`: its `email` is the new address (§8). */
+/** `magic`: a magic sign-in link (docs/reference/auth.md); `changeEmail`: its `email` is the new address (docs/reference/auth.md). */
 export type ConfirmKind = 'verify' | 'reset' | 'magic' | 'changeEmail';
 /** Why sessions ended: `deleted` (the account row was deleted), `email` (an admin changed its email). */
 export type RevokeReason = 'logout' | 'reuse' | 'reset' | 'user' | 'deleted' | 'email';

@@ -76,7 +76,7 @@ export function projectDirOf(args: Args): string {
   return flag(args, 'project') ?? process.env.TABLEBASE_PROJECT ?? '.';
 }
 
-/** The flags resolveConfig reads (SPEC §1: flags beat environment variables beat the config file). */
+/** The flags resolveConfig reads (docs/reference/configuration.md: flags beat environment variables beat the config file). */
 export function configFlags(args: Args, projectDir = projectDirOf(args)): Flags {
   return {
     project: projectDir,

@@ -1,6 +1,6 @@
 /**
  * The CLI's table of contents: every command, the flags it accepts, and the file that runs it
- * (SPEC §1). A flag not listed for a command is refused (see args.ts).
+ * (docs/reference/configuration.md). A flag not listed for a command is refused (see args.ts).
  */
 import { checkDatabaseUrl, checkRedisUrl, checkStorageUrl } from '../core/config.js';
 import { checkBackupUrl } from '../core/backup-settings.js';

@@ -1,7 +1,7 @@
 /**
  * `tablebase openapi [--project DIR] [--format json|yaml] [--host H] [--port P]`: prints the
- * OpenAPI document of SPEC §11 without opening a database. It documents the route table plus
- * every route SPEC defines (the server registers the auth, photo, stream, email and dashboard
+ * OpenAPI document of docs/reference/dashboard.md without opening a database. It documents the route table plus
+ * every route the server answers (the server registers the auth, photo, stream, email and dashboard
  * routes at start), with the server URL the flags and environment would give `serve`.
  */
 import { internalTables } from '../server/app.js';

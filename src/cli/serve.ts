@@ -1,6 +1,6 @@
 /**
  * `tablebase serve` (apply pending migrations, refuse drift) and the worker half of `dev`
- * (generate and apply automatically). Shutdown on SIGTERM/SIGINT is graceful (SPEC §1). With
+ * (generate and apply automatically). Shutdown on SIGTERM/SIGINT is graceful (docs/reference/configuration.md). With
  * `--workers N` (N > 1) this process becomes the primary of N workers (src/server/primary.ts);
  * a forked worker runs this same command and takes the worker's part (src/server/worker.ts).
  */

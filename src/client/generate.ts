@@ -1,5 +1,5 @@
 /**
- * `tablebase gen client`: one self-contained TypeScript file for a project (SPEC §1 CLI, §11):
+ * `tablebase gen client`: one self-contained TypeScript file for a project (docs/reference/cli.md):
  * the project's types, `createClient({ baseUrl, token?, fetch? })`, and the runtime of
  * runtime.ts and runtime-services.ts copied in verbatim. The file imports nothing.
  *
@@ -70,7 +70,7 @@ export interface GenerateOptions {
 }
 
 export function generateClient(model: ProjectModel, options: GenerateOptions = {}): string {
-  // The same collections the OpenAPI document lists (SPEC §13.13).
+  // The same collections the OpenAPI document lists (docs/reference/dashboard.md).
   const collections = documentedCollections(model);
   const runtime = runtimeSource();
   const names = typeNames(collections, declaredNames(runtime));

@@ -1,6 +1,6 @@
 /**
- * The non-table parts of the generated client's runtime: auth (SPEC §8), photos (§10), email and
- * health (§11). Copied verbatim into the generated file after runtime.ts; the generator drops
+ * The non-table parts of the generated client's runtime: auth (docs/reference/auth.md), photos (docs/reference/photos.md), email and
+ * health (docs/reference/dashboard.md). Copied verbatim into the generated file after runtime.ts; the generator drops
  * the import line below, which only exists so this file type-checks on its own.
  */
 import { TablebaseError, type StoredSession, type TokenAnswer, type Transport } from './runtime.js';

@@ -1,6 +1,6 @@
 /**
- * The generated client's runtime against a scripted fetch: the JSON conventions of SPEC §2, the
- * error type, and NDJSON streams (SPEC §7) as async iterators that abort on return().
+ * The generated client's runtime against a scripted fetch: the JSON conventions of docs/reference/conventions.md, the
+ * error type, and NDJSON streams (docs/reference/live.md) as async iterators that abort on return().
  */
 import { describe, expect, it } from 'vitest';
 import { ERROR_STATUS as SERVER_STATUS } from '../core/errors.js';

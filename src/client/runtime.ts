@@ -36,7 +36,7 @@ export interface ErrorDetail {
 }
 
 /**
- * HTTP status of each error code (SPEC §2), for errors that arrive inside a 200 stream. In the
+ * HTTP status of each error code (docs/reference/conventions.md), for errors that arrive inside a 200 stream. In the
  * generated file this line holds the server's catalog as a literal (see generate.ts).
  */
 export const ERROR_STATUS: Readonly<Record<string, number>> = { ...SERVER_ERROR_STATUS };
@@ -84,7 +84,7 @@ export interface LiveStream<T> extends AsyncIterableIterator<T> {
   close(): void;
 }
 
-/** Reads an `application/x-ndjson` stream (SPEC §7): one document per line, empty lines are heartbeats. */
+/** Reads an `application/x-ndjson` stream (docs/reference/live.md): one document per line, empty lines are heartbeats. */
 class NdjsonStream<T> implements LiveStream<T> {
   readonly #controller = new AbortController();
   readonly #open: (signal: AbortSignal) => Promise<Response>;
@@ -208,7 +208,7 @@ export interface TokenAnswer {
   expiresIn?: number;
 }
 
-/** Sends requests: the token, the JSON conventions of SPEC §2, errors as TablebaseError. */
+/** Sends requests: the token, the JSON conventions of docs/reference/conventions.md, errors as TablebaseError. */
 export class Transport {
   readonly #base: string;
   readonly #fetch: FetchLike;
@@ -370,7 +370,7 @@ export class Transport {
     return this.#fetch(url, await this.#init(method, accept, body, signal));
   }
 
-  /** GET routes carry their JSON in `?body=` (SPEC §2). */
+  /** GET routes carry their JSON in `?body=` (docs/reference/conventions.md). */
   #path(method: string, path: string, body: unknown): string {
     return method === 'GET' && body !== undefined ? this.url(path, { body: JSON.stringify(body) }) : this.url(path);
   }

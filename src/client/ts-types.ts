@@ -1,6 +1,6 @@
 /**
  * TypeScript declarations for one project: per table and view the Row, Create, Where, Update
- * and OrderBy types, the condition types of SPEC §4, and the shape each collection's client is
+ * and OrderBy types, the condition types of docs/reference/data.md, and the shape each collection's client is
  * typed by. The column rules (which operators, which columns may be created, updated, sorted)
  * come from src/openapi/columns.ts, the same place the OpenAPI document reads them.
  */

@@ -17,7 +17,7 @@ export interface ClusterConfig {
   readonly redisChangeRows?: boolean;
 }
 
-/** `tablebase:<database name>:` unless REDIS_PREFIX says otherwise (SPEC §14). */
+/** `tablebase:<database name>:` unless REDIS_PREFIX says otherwise (docs/reference/scaling.md). */
 export function defaultPrefix(databaseName: string): string {
   return `tablebase:${databaseName}:`;
 }

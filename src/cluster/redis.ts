@@ -1,5 +1,5 @@
 /**
- * The Redis side of a deployment (issue #15, SPEC §14), with ioredis. Two connections: commands
+ * The Redis side of a deployment (issue #15, docs/reference/scaling.md), with ioredis. Two connections: commands
  * (rate-limit script, cron claims, publishes) and a subscriber. Keys and channels start with the
  * deployment's prefix (`REDIS_PREFIX`, default `tablebase:<database name>:`).
  *
@@ -91,7 +91,7 @@ export class GapDetector {
   }
 }
 
-/** Rate limits in Redis while it answers, in this node's memory while it does not (SPEC §14). */
+/** Rate limits in Redis while it answers, in this node's memory while it does not (docs/reference/scaling.md). */
 class FallbackStore implements RateLimitStore<Promise<HitResult>> {
   #redis: RedisRateLimitStore;
   #memory = new MemoryRateLimitStore();

@@ -1,5 +1,5 @@
 /**
- * What nodes of one deployment share (issue #15, SPEC §14), behind small interfaces: the change
+ * What nodes of one deployment share (issue #15, docs/reference/scaling.md), behind small interfaces: the change
  * bus for live queries, revocations, the rate-limit store and cron leadership. SQLite mode (one
  * process) uses the in-process implementations (local.ts); `--redis` the Redis ones (redis.ts). A
  * later mode with one process per core can plug in an inter-process implementation here without

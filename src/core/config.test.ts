@@ -6,7 +6,7 @@ const secrets = { jwtSecret: 'j'.repeat(32), passwordSecret: 'p'.repeat(32) };
 const bare = defineProject({ tables: [] });
 const withUrls = defineProject({ tables: [], server: { databaseUrl: 'postgres://file/db', redisUrl: 'redis://file:6379' } });
 
-describe('resolveConfig: database and Redis URLs (SPEC §1)', () => {
+describe('resolveConfig: database and Redis URLs (docs/reference/configuration.md)', () => {
   it('leaves both undefined by default (SQLite, no Redis)', () => {
     const c = resolveConfig({}, {}, bare, secrets);
     expect(c.databaseUrl).toBeUndefined();

@@ -1,12 +1,12 @@
 /**
- * Settings: flags beat environment variables, which beat the project file (SPEC §1).
+ * Settings: flags beat environment variables, which beat the project file (docs/reference/configuration.md).
  */
 import { resolve } from 'node:path';
 import type { Project } from '../define/project.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-size.js';
 import { resolveBackup, type BackupSettings } from './backup-settings.js';
 
-/** SPEC §2: request bodies past this many bytes are 413 unless the project sets `server.maxBodyBytes`. */
+/** docs/reference/conventions.md: request bodies past this many bytes are 413 unless the project sets `server.maxBodyBytes`. */
 const DEFAULT_MAX_BODY = 1024 * 1024;
 
 export interface AppConfig {
@@ -32,9 +32,9 @@ export interface AppConfig {
   readonly tls: { readonly cert: string; readonly key: string } | undefined;
   /** Budget for everything live queries hold (docs/reference/configuration.md; default 256 MiB). */
   readonly maxLiveMemoryBytes: number;
-  /** `postgres://` or `postgresql://` URL (SPEC §1, §14); undefined: SQLite in the data folder. */
+  /** `postgres://` or `postgresql://` URL (docs/reference/configuration.md, docs/reference/scaling.md); undefined: SQLite in the data folder. */
   readonly databaseUrl: string | undefined;
-  /** `redis://` or `rediss://` URL (SPEC §1, §14); undefined: no Redis. */
+  /** `redis://` or `rediss://` URL (docs/reference/configuration.md, docs/reference/scaling.md); undefined: no Redis. */
   readonly redisUrl: string | undefined;
   /**
    * Where photo bytes live: `file://…` or `s3://bucket/prefix` (docs/reference/object-storage.md);

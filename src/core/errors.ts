@@ -1,5 +1,5 @@
 /**
- * The one error catalog (SPEC §2). Code decides status; messages are safe to show a client. The
+ * The one error catalog (docs/reference/conventions.md). Code decides status; messages are safe to show a client. The
  * raw cause, when there is one, stays server-side for the log.
  */
 export const ERROR_STATUS = {

@@ -1,5 +1,5 @@
 /**
- * Request metrics for /dashboard/metrics (SPEC §13.9): counts by route and status, and latency
+ * Request metrics for /dashboard/metrics (docs/reference/dashboard.md): counts by route and status, and latency
  * percentiles over a ring of the most recent requests (cheap to record, exact for that window).
  */
 const RING = 8192;

@@ -1,4 +1,4 @@
-/** camelCase JSON names ⇄ snake_case SQL names (SPEC §2). The mapping is reversible for the names we accept. */
+/** camelCase JSON names ⇄ snake_case SQL names (docs/reference/conventions.md). The mapping is reversible for the names we accept. */
 
 const CAMEL = /^[a-z][a-zA-Z0-9]*$/;
 const TABLE = /^_?[a-z][a-z0-9_]{0,62}$/;

@@ -4,7 +4,7 @@ import { checkDataSize, checkJsonSize, jsonSizeAtLeast } from './response-size.j
 
 const sizeOf = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
 
-describe('response size (SPEC §4 maxResponseBytes)', () => {
+describe('response size (docs/reference/data.md maxResponseBytes)', () => {
   const samples: unknown[] = [null, 1, 'x', '', 'héllo 😀', { a: 1, b: 'two', c: [true, null, 3.5] }, [{ id: 'tk_1', title: 'a "quoted" \n line' }], { items: [{ s: '\u0000\u0001' }], total: 1 }];
   it('estimates a lower bound of the UTF-8 JSON size', () => {
     for (const v of samples) expect(jsonSizeAtLeast(v, Infinity), JSON.stringify(v)).toBeLessThanOrEqual(sizeOf(v));

@@ -1,5 +1,5 @@
 /**
- * `maxResponseBytes` (SPEC §4 "Bounds", default 8 MiB): a list answer or a stream payload whose
+ * `maxResponseBytes` (docs/reference/data.md "Bounds", default 8 MiB): a list answer or a stream payload whose
  * JSON would exceed it is refused with 400 RESPONSE_TOO_LARGE. The decision is made on a cheap
  * lower bound of the JSON size before the string is built, and confirmed exactly only when the
  * data comes close; on small answers (the fast path) it costs one walk over the values.

@@ -58,5 +58,5 @@ export interface Runtime {
   accounts?: AccountSessions;
 }
 
-/** Most additional mutations one request may cause through hook-queued work (SPEC §6). */
+/** Most additional mutations one request may cause through hook-queued work (docs/reference/rules-and-hooks.md). */
 export const MAX_QUEUED_MUTATIONS = 10;

@@ -35,7 +35,7 @@ export interface Sink {
   readonly gone: boolean;
   /** Bytes accepted but not yet sent: how far behind a slow reader is. */
   readonly bufferedBytes: number;
-  /** Sends the status and headers now (streams flush at once; SPEC §7). */
+  /** Sends the status and headers now (streams flush at once; docs/reference/live.md). */
   start(status: number, headers: Readonly<Record<string, string | number>>): void;
   write(chunk: string | Buffer): void;
   end(chunk?: string | Buffer): void;

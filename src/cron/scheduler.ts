@@ -1,5 +1,5 @@
 /**
- * Cron jobs declared in the project (SPEC §11): 5- or 6-field schedules, runs of one job never
+ * Cron jobs declared in the project (docs/reference/dashboard.md): 5- or 6-field schedules, runs of one job never
  * overlap, and each run's start, end and error are kept for metrics and the dashboard. Jobs get
  * the trusted server context (no rules, no rate limits; writes through the serialized writer).
  */
@@ -20,7 +20,7 @@ interface JobState {
   readonly runs: CronRun[];
 }
 
-/** One run of a job, kept for the dashboard (SPEC §11a Cron: recent runs per job). */
+/** One run of a job, kept for the dashboard (docs/reference/dashboard.md Cron: recent runs per job). */
 export interface CronRun {
   readonly job: string;
   readonly trigger: 'schedule' | 'manual';

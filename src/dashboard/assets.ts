@@ -1,5 +1,5 @@
 /**
- * The dashboard's browser assets (SPEC §11a): the TypeScript/Preact sources under `ui/` bundled by
+ * The dashboard's browser assets (docs/reference/dashboard.md): the TypeScript/Preact sources under `ui/` bundled by
  * esbuild, kept in memory with gzip copies and ETags; nothing is fetched from any other origin.
  * The installed package ships them prebuilt (`npm run build` writes `dist/dashboard/prebuilt/`,
  * see docs/reference/dashboard.md), read on the first dashboard request so a start pays nothing;

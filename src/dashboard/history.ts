@@ -1,5 +1,5 @@
 /**
- * Per-minute metrics for the last hour (SPEC §11a Overview charts): requests, errors (5xx and
+ * Per-minute metrics for the last hour (docs/reference/dashboard.md Overview charts): requests, errors (5xx and
  * 4xx separately), p95 latency, open streams and write-queue depth. Buckets are closed as time
  * moves on; the current minute is reported as it stands. Latency samples per minute are capped,
  * so a busy minute costs bounded memory.

@@ -1,5 +1,5 @@
 /**
- * The dashboard's services, assembled once per server (SPEC §11, §11a): the request log and the
+ * The dashboard's services, assembled once per server (docs/reference/dashboard.md): the request log and the
  * per-minute history (fed by the HTTP server's one `observe` call per answer), schema, admin rows,
  * users, photos, cron and live-stream views, and the bundled browser app. Values in, values out:
  * nothing here knows node:http; the routes live in http/routes/dashboard.ts.

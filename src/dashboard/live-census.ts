@@ -1,5 +1,5 @@
 /**
- * Open streams by route and table for the dashboard's Live screen (SPEC §11a Live), stream routes
+ * Open streams by route and table for the dashboard's Live screen (docs/reference/dashboard.md Live), stream routes
  * and /db/live subscriptions each under their own route name. Wraps the live engine's
  * `subscribe` and counts until each stream's unsubscribe; the engine itself keeps only totals.
  */

@@ -1,5 +1,5 @@
 /**
- * Server metrics for GET /dashboard/metrics (SPEC §11, §13.9; route in http/routes/dashboard.ts):
+ * Server metrics for GET /dashboard/metrics (docs/reference/dashboard.md; route in http/routes/dashboard.ts):
  * request counters, latency, streams, write queue, rows per table, cron, memory; as a value or
  * as Prometheus text.
  */

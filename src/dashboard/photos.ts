@@ -1,5 +1,5 @@
 /**
- * Admin photo listing and deletion (SPEC §11a Photos). Deletion skips the project's canDelete (an
+ * Admin photo listing and deletion (docs/reference/dashboard.md Photos). Deletion skips the project's canDelete (an
  * admin decided) but follows the service's order: the row first, then the files.
  */
 import type { Runtime } from '../core/runtime.js';

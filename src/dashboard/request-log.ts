@@ -1,5 +1,5 @@
 /**
- * The bounded in-memory request log behind the dashboard's Logs screen (SPEC §11a): time,
+ * The bounded in-memory request log behind the dashboard's Logs screen (docs/reference/dashboard.md): time,
  * method, route, status, latency, request id and client IP of recent requests. Never bodies,
  * query strings or headers, so no token or password can land here. A fixed-size ring: memory
  * stays bounded whatever the traffic.

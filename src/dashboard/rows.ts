@@ -1,5 +1,5 @@
 /**
- * Admin row access (SPEC §11, §11a Tables): list with the ordinary body (where grammar, paging,
+ * Admin row access (docs/reference/dashboard.md Tables): list with the ordinary body (where grammar, paging,
  * order_by, all its bounds), and create/update/delete of one row by id. Table rules and row rules
  * do not apply (admins only reach here), but everything else does: value validation in the
  * operations step, the serialized writer, the table's before/after hooks with the admin's token in

@@ -1,6 +1,6 @@
 /**
  * The schema of every table and view as the dashboard's table browser and row editor need it
- * (SPEC §11a Tables): columns with their kind, nullability, default, reference and whether the
+ * (docs/reference/dashboard.md Tables): columns with their kind, nullability, default, reference and whether the
  * server manages them, so the editor can pick the right input and mark required fields.
  */
 import type { CollectionModel, ProjectModel } from '../core/model.js';

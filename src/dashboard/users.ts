@@ -1,5 +1,5 @@
 /**
- * Admin actions on auth-table rows (SPEC §11a Users): mark verified, send a password reset,
+ * Admin actions on auth-table rows (docs/reference/dashboard.md Users): mark verified, send a password reset,
  * revoke every session. Each is logged with the admin's id.
  */
 import type { AuthServices } from '../auth/index.js';
@@ -59,7 +59,7 @@ export function adminUsers(rt: Runtime, auth: AuthServices) {
       auditAdmin(rt.log, admin, { action: 'sendReset', table: c.name, id: user.id });
     },
 
-    /** Ends every session of the user; their access tokens stop working at once (SPEC §8). */
+    /** Ends every session of the user; their access tokens stop working at once (docs/reference/auth.md). */
     async revokeSessions(admin: Jwt, table: unknown, id: unknown): Promise<number> {
       const c = authTable(rt, table);
       const user = await findUser(rt, c, id);

@@ -1,5 +1,5 @@
 /**
- * Column builders: the user-facing vocabulary of SPEC §3.
+ * Column builders: the user-facing vocabulary of docs/reference/columns.md.
  *
  * A column is an immutable value. Builder methods return a new column, and the phantom type
  * parameters carry the JSON value type (`T`) and how the column behaves on create (`M`) so that a
@@ -103,7 +103,7 @@ type ScalarOf<K extends ScalarKind> = K extends 'text' ? string : K extends 'boo
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
-/** The column kinds of SPEC §3. */
+/** The column kinds of docs/reference/columns.md. */
 export const column = {
   text: () => make<string>('text'),
   /** Trimmed and lowercased on write; must look like an email. */

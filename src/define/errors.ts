@@ -1,6 +1,6 @@
 /**
  * Errors that project code (hooks, handlers, cron) throws on purpose. Their message reaches the
- * client; any other thrown error is answered with a generic message (SPEC §2).
+ * client; any other thrown error is answered with a generic message (docs/reference/conventions.md).
  */
 export class UserError extends Error {
   readonly userFacing = true;

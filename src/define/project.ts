@@ -64,7 +64,7 @@ export interface BackupOptions {
 export interface ServerOptions {
   /** JSON body limit in bytes (default 1 MiB). */
   maxBodyBytes?: number;
-  /** Largest list answer or stream payload in bytes; larger ones are 400 RESPONSE_TOO_LARGE (default 8 MiB, SPEC §4). */
+  /** Largest list answer or stream payload in bytes; larger ones are 400 RESPONSE_TOO_LARGE (default 8 MiB, docs/reference/data.md). */
   maxResponseBytes?: number;
   /**
    * Memory every live query and subscription may hold in all: unsent socket bytes, results being
@@ -86,9 +86,9 @@ export interface ServerOptions {
   /** The policy for every key no table overrides (default 100 per minute). */
   defaultPolicy?: RateLimitPolicy;
   streams?: { heartbeatMs?: number; maxOpen?: number; maxPerIp?: number; /** /db/live subscriptions per connection (default 200). */ maxPerConnection?: number };
-  /** PostgreSQL URL (SPEC §14); `--database` and `DATABASE_URL` win. Default: SQLite in the data folder. */
+  /** PostgreSQL URL (docs/reference/scaling.md); `--database` and `DATABASE_URL` win. Default: SQLite in the data folder. */
   databaseUrl?: string;
-  /** Redis URL shared by the nodes (SPEC §14); `--redis` and `REDIS_URL` win. Default: none. */
+  /** Redis URL shared by the nodes (docs/reference/scaling.md); `--redis` and `REDIS_URL` win. Default: none. */
   redisUrl?: string;
 }
 
@@ -105,13 +105,13 @@ export interface AuthSettings {
   resetTokenTtl?: number | string;
   passwordMinLength?: number;
   passwordMaxLength?: number;
-  /** Where `/auth/oauth/*` may send the browser back to (exact URLs, or prefixes ending in `*`; SPEC §8a). */
+  /** Where `/auth/oauth/*` may send the browser back to (exact URLs, or prefixes ending in `*`; docs/reference/auth.md). */
   redirectAllowList?: string[];
   /** This server's public origin (`https://api.example.com`), for OAuth callback URLs; default `http://<Host>`. */
   publicUrl?: string;
   /**
    * Policies of auth routes called without a table (`auth:refresh`, `auth:confirm`, `auth:logout`,
-   * `auth:changeEmail`, `auth:oauth`; SPEC §8); default: the server's default policy.
+   * `auth:changeEmail`, `auth:oauth`; docs/reference/auth.md); default: the server's default policy.
    */
   policies?: Record<string, PolicySetting>;
 }
@@ -151,9 +151,9 @@ export interface ProjectSettings {
   server?: ServerOptions;
   /** Continuous backup (docs/reference/backups.md). */
   backup?: BackupOptions;
-  /** Push providers (SPEC §11b); `pushFromEnv(process.env)` reads the `PUSH_*` variables. */
+  /** Push providers (docs/reference/push.md); `pushFromEnv(process.env)` reads the `PUSH_*` variables. */
   push?: PushOptions;
-  /** What the OpenAPI document says about the API itself (SPEC §11). */
+  /** What the OpenAPI document says about the API itself (docs/reference/dashboard.md). */
   openapi?: OpenApiInfo;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Push options of a project (SPEC §11b): `push: {webPush, fcm, apns}`, each optional. Keys are read
+ * Push options of a project (docs/reference/push.md): `push: {webPush, fcm, apns}`, each optional. Keys are read
  * and checked when the server starts (src/push/config.ts), so a malformed key stops `serve` at once.
  * `sources` names where each option came from (an environment variable), so that start-up message
  * can name it; `pushFromEnv` fills it.
@@ -59,14 +59,14 @@ export interface PushOptions {
   maxPendingPerUser?: number;
   /** Deliveries that may wait in all (default 100,000). */
   maxPending?: number;
-  /** Rate limits of the device routes (SPEC §9; operations `push:register`, `push:list`, `push:unregister`). */
+  /** Rate limits of the device routes (docs/reference/rate-limits.md; operations `push:register`, `push:list`, `push:unregister`). */
   policies?: { register?: PolicySetting; list?: PolicySetting; unregister?: PolicySetting };
   /** Where options came from, for start-up errors: `{'apns.key': 'PUSH_APNS_KEY_FILE'}`. */
   sources?: Record<string, string>;
 }
 
 /**
- * Push options from the `PUSH_*` variables of SPEC §12; each provider only when its variables are set.
+ * Push options from the `PUSH_*` variables of docs/reference/conformance.md; each provider only when its variables are set.
  * @example push: pushFromEnv(process.env)
  */
 export function pushFromEnv(env: Record<string, string | undefined>): PushOptions {

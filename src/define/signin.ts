@@ -1,5 +1,5 @@
 /**
- * The passwordless and federated sign-in options of an auth table (SPEC §8a): one-time codes by
+ * The passwordless and federated sign-in options of an auth table (docs/reference/auth.md): one-time codes by
  * email (`otp`), magic links (`magicLink`) and OAuth 2.0 / OpenID Connect providers (`oauth`,
  * keyed by the provider name used in `/auth/oauth/{provider}/start`). Plain data: the server
  * (src/auth/oauth/) turns a provider entry into a client.

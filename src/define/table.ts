@@ -14,9 +14,9 @@ export interface TableRules<R = UntypedRow> {
   canUpdate?: Rule<R>;
   canDelete?: Rule<R>;
   canCount?: Rule<R>;
-  /** Custom operations: a name is registered by having a rule here (SPEC §13.7). */
+  /** Custom operations: a name is registered by having a rule here (docs/reference/data.md). */
   custom?: Record<string, Rule<R>>;
-  /** `false` skips the row filter after a successful table-access check (seed, pipeline rule 4). */
+  /** `false` skips the row filter after a successful table-access check (docs/reference/rules-and-hooks.md). */
   requiresPerRowCheck?: boolean;
 }
 
@@ -84,7 +84,7 @@ export interface AuthRules<R> {
   canSignUp?(input: SignUpInput): Verdict;
   /** Receives the user whose credentials matched; refuse unverified users here if wanted. */
   canSignIn?(user: R): Verdict;
-  /** Denial still answers 200 and sends nothing (SPEC §13.3). */
+  /** Denial still answers 200 and sends nothing (docs/reference/auth.md). */
   canPasswordReset?(input: { email: string }): Verdict;
 }
 

@@ -1,9 +1,9 @@
 /**
- * Types shared by rules, hooks and handlers: the decoded token, the where grammar (SPEC §4),
+ * Types shared by rules, hooks and handlers: the decoded token, the where grammar (docs/reference/data.md),
  * update forms, rate-limit policies and the trusted context handed to hooks.
  */
 
-/** The decoded access token (SPEC §8). Custom claims sit beside the reserved ones. */
+/** The decoded access token (docs/reference/auth.md). Custom claims sit beside the reserved ones. */
 export interface Jwt {
   sub: string;
   userId: string;
@@ -56,7 +56,7 @@ export interface Condition<T> {
   has?: Item<T>;
 }
 
-/** The where grammar of SPEC §4, typed by the row. */
+/** The where grammar of docs/reference/data.md, typed by the row. */
 export type Where<R = Record<string, unknown>> = { [K in keyof R]?: Condition<NonNullable<R[K]>> } & {
   and?: Where<R>[];
   or?: Where<R>[];
@@ -104,7 +104,7 @@ export interface TablePolicies {
   verifyEmail?: PolicySetting;
   confirm?: PolicySetting;
   passwordReset?: PolicySetting;
-  /** SPEC §8a: `/auth/otp/send` and `/auth/otp/verify`. */
+  /** docs/reference/auth.md: `/auth/otp/send` and `/auth/otp/verify`. */
   otp?: PolicySetting;
   magicLink?: PolicySetting;
   /** `/auth/oauth/{provider}/start`. */
@@ -128,7 +128,7 @@ export interface EmailMessage {
   variables?: Record<string, unknown>;
 }
 
-/** What `ctx.push.send` takes (SPEC §11b): the target users' registered devices receive it. */
+/** What `ctx.push.send` takes (docs/reference/push.md): the target users' registered devices receive it. */
 export type PushMessage = ({ userId: string; userIds?: never } | { userIds: string[]; userId?: never }) & {
   title: string;
   body: string;

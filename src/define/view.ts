@@ -2,7 +2,7 @@
  * `view(...)`: a read-only collection defined by a projection of one table and optional joins.
  * Output columns are typed from the source columns they select. The server wraps the view's query
  * as a subquery, so sorting and filtering by an output name never meets an ambiguous column
- * (seed, View row rule 3) and the count query mirrors the joins (rule 4).
+ * (docs/reference/rules-and-hooks.md) and the count query mirrors the joins (rule 4).
  */
 import type { AnyTable, ColumnRef } from './table.js';
 import type { Jwt, OrderBy, Rule, TablePolicies, Verdict } from './types.js';

@@ -1,8 +1,8 @@
 /**
- * The built-in `verifyEmail` and `resetPassword` templates (SPEC §8, §13.10). Plain and
+ * The built-in `verifyEmail` and `resetPassword` templates (docs/reference/auth.md, docs/reference/dashboard.md). Plain and
  * self-contained: inline styles only, no images, fonts or other external assets, so they render
  * the same offline and in clients that block remote content. Variables: `link`, `email`, `token`;
- * `otp` has `code` and `email` instead (SPEC §8a), `changeEmail` goes to the new address.
+ * `otp` has `code` and `email` instead (docs/reference/auth.md), `changeEmail` goes to the new address.
  * A project overrides either by shipping files of the same name in its templates folder.
  */
 import type { EmailTemplate } from './render.js';

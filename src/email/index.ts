@@ -1,5 +1,5 @@
 /**
- * The email service (SPEC §8, §11, §13.10): validates a message, renders its template, and hands
+ * The email service (docs/reference/auth.md, docs/reference/dashboard.md): validates a message, renders its template, and hands
  * it to one Mailer — SMTP when `SMTP_URL` is set, otherwise JSON files in `<data>/outbox/`.
  * `POST /email`, `ctx.email` in hooks and cron, and the auth routes all send through here.
  *
@@ -51,11 +51,11 @@ export interface EmailService {
   sendVerification(to: string, token: string, extra?: Record<string, unknown>): Promise<{ id: string }>;
   /** Renders `resetPassword` with `link`, `email`, `token` (plus any `extra` variables) and sends it. */
   sendPasswordReset(to: string, token: string, extra?: Record<string, unknown>): Promise<{ id: string }>;
-  /** Renders `magicLink` with `link`, `email`, `token` and sends it (SPEC §8a). */
+  /** Renders `magicLink` with `link`, `email`, `token` and sends it (docs/reference/auth.md). */
   sendMagicLink(to: string, token: string): Promise<{ id: string }>;
-  /** Renders `changeEmail` with `link`, `email` (the new address), `token` and sends it (SPEC §8). */
+  /** Renders `changeEmail` with `link`, `email` (the new address), `token` and sends it (docs/reference/auth.md). */
   sendChangeEmail(to: string, token: string): Promise<{ id: string }>;
-  /** Renders `otp` with `code` and `email` and sends it (SPEC §8a). */
+  /** Renders `otp` with `code` and `email` and sends it (docs/reference/auth.md). */
   sendOtp(to: string, code: string): Promise<{ id: string }>;
   /** Waits for messages in flight and releases the transport. Idempotent. */
   close(): Promise<void>;

@@ -11,7 +11,7 @@ describe('links', () => {
     expect(buildLink('app://v/{token}?again={token}', 'x/y')).toBe('app://v/x%2Fy?again=x%2Fy');
   });
 
-  it('defaults to the SPEC §12 links', () => {
+  it('defaults to the docs/reference/conformance.md links', () => {
     expect(resolveLinkTemplates()).toEqual({
       verify: 'http://localhost/verify?token={token}',
       reset: 'http://localhost/reset?token={token}',

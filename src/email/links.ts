@@ -1,5 +1,5 @@
 /**
- * Verification and reset links (SPEC §8, §12): the project configures a link template such as
+ * Verification and reset links (docs/reference/auth.md, docs/reference/conformance.md): the project configures a link template such as
  * `http://localhost/verify?token={token}`, and every `{token}` is replaced by the URL-encoded
  * token. Templates are checked once at start-up so a typo fails loudly instead of mailing users
  * a link without a token.

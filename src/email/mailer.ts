@@ -1,6 +1,6 @@
 /**
  * The one small interface every email transport implements (ARCHITECTURE "small interfaces for
- * swappable parts"). SPEC §11: SMTP when `SMTP_URL` is set, otherwise the `<data>/outbox/` folder.
+ * swappable parts"). docs/reference/dashboard.md: SMTP when `SMTP_URL` is set, otherwise the `<data>/outbox/` folder.
  * Messages reaching a Mailer are already validated and rendered by the service in `index.ts`.
  */
 

@@ -1,8 +1,8 @@
 /**
- * Checks an email request (SPEC §11 `POST /email`, and `ctx.email.send` from hooks and cron)
+ * Checks an email request (docs/reference/dashboard.md `POST /email`, and `ctx.email.send` from hooks and cron)
  * before anything is rendered or sent. Two shapes: `{to, subject, text|html}` or
  * `{to, template, variables}` (a `subject` given with a template replaces the template's own).
- * Every problem is collected into one 400 with `{path, message}` details (SPEC §2). There is no
+ * Every problem is collected into one 400 with `{path, message}` details (docs/reference/conventions.md). There is no
  * `from` field: the sender is the project's setting, so a caller cannot spoof it.
  */
 import { ApiError, type ErrorDetail } from '../core/errors.js';
@@ -30,7 +30,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** RFC 6901 escaping for a key used in a detail path. */
 const pointer = (key: string): string => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
-/** Trimmed, lowercased, de-duplicated recipients (SPEC §13.15); problems go to `details`. */
+/** Trimmed, lowercased, de-duplicated recipients (docs/reference/auth.md); problems go to `details`. */
 export function checkRecipients(to: unknown, details: ErrorDetail[]): string[] {
   const list = typeof to === 'string' ? [to] : to;
   if (!Array.isArray(list)) {

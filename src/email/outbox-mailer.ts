@@ -1,5 +1,5 @@
 /**
- * The no-SMTP transport (SPEC §1, §11): one JSON file per message in `<data>/outbox/`, carrying
+ * The no-SMTP transport (docs/reference/configuration.md, docs/reference/dashboard.md): one JSON file per message in `<data>/outbox/`, carrying
  * `id`, `createdAt`, `to`, `from`, `subject`, `text`, `html`. Files appear atomically (temp file in
  * the same folder, fsync, rename), so a reader polling the folder never sees half a message.
  * Names start with a UTC timestamp and end with a time-ordered id: `ls` order is send order.

@@ -1,5 +1,5 @@
 /**
- * `{{variable}}` substitution for email templates (SPEC §11). One pass over the source, so a
+ * `{{variable}}` substitution for email templates (docs/reference/dashboard.md). One pass over the source, so a
  * value that itself contains `{{…}}` is never expanded again. Values are HTML-escaped in the
  * html part and inserted raw in text and subject; an unknown variable renders as the empty
  * string. `{{user.name}}` walks nested objects through own properties only, so a template can

@@ -1,5 +1,5 @@
 /**
- * Real SMTP delivery (SPEC §11): a local smtp-server on a free port receives what the email
+ * Real SMTP delivery (docs/reference/dashboard.md): a local smtp-server on a free port receives what the email
  * service sends through nodemailer, and the raw message is decoded here to check it.
  */
 import { describe, it, expect, afterEach } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * SMTP delivery through a pooled nodemailer transport (SPEC §11: `SMTP_URL` as
+ * SMTP delivery through a pooled nodemailer transport (docs/reference/dashboard.md: `SMTP_URL` as
  * `smtp://user:pass@host:port` or `smtps://…`). The URL holds a password, so nothing here ever
  * echoes it: parse errors name the expected shape, logs carry host/port only, and transport
  * errors are copied into an EmailDeliveryError with just the safe facts.

@@ -1,5 +1,5 @@
 /**
- * Email templates (SPEC §11, §13.10): the built-ins plus the project's own files. A template
+ * Email templates (docs/reference/dashboard.md): the built-ins plus the project's own files. A template
  * named `welcome` is `welcome.subject`, `welcome.txt` and `welcome.html` in the project's
  * templates folder; `.subject` is optional, and at least one of `.txt` / `.html` must exist.
  * Project files named `verifyEmail` / `resetPassword` override the built-ins; a project that

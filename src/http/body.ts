@@ -1,6 +1,6 @@
 /**
- * Request bodies: JSON only, bounded (SPEC §2: 413 past the limit, read no further), and the
- * `body` query parameter of GET routes (SPEC §13.18).
+ * Request bodies: JSON only, bounded (docs/reference/conventions.md: 413 past the limit, read no further), and the
+ * `body` query parameter of GET routes (docs/reference/conventions.md).
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError, badRequest } from '../core/errors.js';
@@ -14,7 +14,7 @@ function tooLarge(): ApiError {
 function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > max) {
-    drainRest(req); // discard the rest (bounded), so the client receives the 413 (SPEC §2)
+    drainRest(req); // discard the rest (bounded), so the client receives the 413 (docs/reference/conventions.md)
     return Promise.reject(tooLarge());
   }
   // HTTP/1.1 without a length or chunking has no body. HTTP/2 frames bodies itself and needs
@@ -28,7 +28,7 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
       if (failed) return;
       size += chunk.length;
       if (size > max) {
-        // Chunked bodies have no declared length: the limit is found while reading (SPEC §2).
+        // Chunked bodies have no declared length: the limit is found while reading (docs/reference/conventions.md).
         failed = true;
         chunks.length = 0;
         drainRest(req);
@@ -69,7 +69,7 @@ function queryBody(search: string): Record<string, unknown> | undefined {
 const JSON_TYPE = /^application\/(?:[a-z0-9!#$&^_.-]+\+)?json[ \t]*(?:;|$)/i;
 
 /**
- * SPEC §2: a JSON body must be declared as JSON. Anything else — text/plain, form types — is the
+ * docs/reference/conventions.md: a JSON body must be declared as JSON. Anything else — text/plain, form types — is the
  * shape of a cross-site "simple request" that a browser sends without a CORS preflight, so it is
  * refused before the body is read. A request with no Content-Type at all is not a browser's.
  */

@@ -14,7 +14,7 @@ export interface RequestContext {
   /** The query string without `?`. */
   readonly search: string;
   readonly params: Readonly<Record<string, string>>;
-  /** The client IP (SPEC §9: socket peer, or X-Forwarded-For from trusted proxies). */
+  /** The client IP (docs/reference/rate-limits.md: socket peer, or X-Forwarded-For from trusted proxies). */
   readonly ip: string;
   readonly requestId: string;
 }

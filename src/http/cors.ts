@@ -1,4 +1,4 @@
-/** CORS with an allow-list; none by default (SPEC §2). Answers preflights itself. */
+/** CORS with an allow-list; none by default (docs/reference/conventions.md). Answers preflights itself. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** True when the request was a preflight and has been answered. */

@@ -1,4 +1,4 @@
-/** Declarations: a route without its schemas cannot be registered; validation answers SPEC §2 details. */
+/** Declarations: a route without its schemas cannot be registered; validation answers docs/reference/conventions.md details. */
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../core/errors.js';

@@ -34,7 +34,7 @@
  * ## What a handler receives
  * `handler(input, services)`: `input` holds the validated, typed `body` / `query` / `params`
  * (`Static<typeof Schema>`), the verified token `jwt` (null for `public`, or `optional` without
- * one), the client `ip` (SPEC §9), the `requestId`, the `method`, the request `headers`
+ * one), the client `ip` (docs/reference/rate-limits.md), the `requestId`, the `method`, the request `headers`
  * (read-only) and, for `body: 'raw'` routes, the unread body `source` (core/sink.ts
  * `RequestStream`). `services` is the narrow `Services` interface (http/services.ts): the
  * Runtime (`s.rt`: model, driver, writer, tokens, logger), auth, email, photos, live engine…
@@ -42,7 +42,7 @@
  * check nothing the schema checked, call the service, return its value.
  *
  * ## What a handler returns
- * - any value → 200 `{"data": value}` (SPEC §2);
+ * - any value → 200 `{"data": value}` (docs/reference/conventions.md);
  * - `noContent()` → 204; `empty()` → 200 with an empty body (the auth routes' "200, empty body");
  * - `redirect(url)` → 302 with Location;
  * - `raw(status, headers, body)` → a non-JSON answer (Prometheus text, YAML);
@@ -52,28 +52,28 @@
  * ## Who may call: `access`
  * - `public`: no token is read at all (health, the OpenAPI document);
  * - `optional`: a sent token is verified (401 INVALID_TOKEN when bad), the handler's rules decide
- *   (/db, /img: the table's rules see `null` without a token, SPEC §5, §8);
+ *   (/db, /img: the table's rules see `null` without a token, docs/reference/rules-and-hooks.md, docs/reference/auth.md);
  * - `bearer`: a valid token is required (401 UNAUTHENTICATED without one);
- * - `admin`: a valid admin token (401 without a token, 403 for a non-admin; SPEC §11).
+ * - `admin`: a valid admin token (401 without a token, 403 for a non-admin; docs/reference/dashboard.md).
  * An optional `rule(jwt, services, early)` adds a project rule (403 when it answers anything but
  * true), e.g. `email.canSend`, `auth.canSignUp`; it runs after the token and before the body's
  * shape is checked (`early.body` is the parsed body when the rate-limit key needed it).
  *
  * ## Rate limit: `rateLimit`
- * Step 1 (SPEC §9) keys by client IP × table × operation. Either a fixed key
+ * Step 1 (docs/reference/rate-limits.md) keys by client IP × table × operation. Either a fixed key
  * `{ table: '_push_devices', op: 'create' }`, or a function of the parsed JSON body (and the
  * path params) when the table is named in the body, as on the auth routes:
  * `rateLimit: (early, s) => ({ table: authTableOf(s.rt.model, early.body?.table).name, op: 'signIn' })`. A function
  * may throw (404 for an unknown table) or answer null (unlimited). Omit it for unlimited routes.
- * 429 always comes before the token, the rules and body-shape errors (SPEC §5).
+ * 429 always comes before the token, the rules and body-shape errors (docs/reference/rules-and-hooks.md).
  *
  * ## Schemas: `body`, `query`, `params`, `responses`
  * TypeBox schemas (JSON Schema plus a static TypeScript type, compiled once to a fast validator).
  * A failed check is 400 BAD_REQUEST with `details: [{path, message}]`, paths as JSON pointers
- * into the body (SPEC §2). GET routes take their JSON body in `?body=` (SPEC §13.18).
+ * into the body (docs/reference/conventions.md). GET routes take their JSON body in `?body=` (docs/reference/conventions.md).
  * `body: 'none'` (nothing is read) and `body: 'raw'` (the handler reads `source`, e.g. a
  * multipart upload) are explicit choices; `body: modelSchema('CreateBody')` names a per-table
- * schema the project model generates (validated by the pipeline's plan stage, SPEC §4); inside a
+ * schema the project model generates (validated by the pipeline's plan stage, docs/reference/data.md); inside a
  * TypeBox schema, `{ 'x-tablebase-model': 'AuthTableName' }` documents one node from the model
  * (openapi/model-schemas.ts) while TypeBox still validates it. `headers` documents request
  * headers a route reads; `rawBody` documents a raw body's media types.
@@ -172,7 +172,7 @@ export interface RouteDeclaration<B extends BodySpec = BodySpec, Q extends TSche
   readonly headers?: TSchema;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
   /**
-   * The 200's data is a read bounded by `maxResponseBytes` (SPEC §4): past it the answer is 400
+   * The 200's data is a read bounded by `maxResponseBytes` (docs/reference/data.md): past it the answer is 400
    * RESPONSE_TOO_LARGE instead. `'list'` refuses on a cheap lower bound before serializing;
    * `'one'` checks the serialized row. Documented as RESPONSE_TOO_LARGE in the 400 answer.
    */

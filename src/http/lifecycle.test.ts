@@ -110,7 +110,7 @@ describe('stage order', () => {
     expect(r.headers.get('x-request-id')).toBeTruthy();
   });
 
-  it('then access: 403 for a non-admin before any body-shape error (SPEC §5)', async () => {
+  it('then access: 403 for a non-admin before any body-shape error (docs/reference/rules-and-hooks.md)', async () => {
     const r = await post({ n: 'not a number' }, 'user');
     expect([r.status, await code(r)]).toEqual([403, 'FORBIDDEN']);
   });

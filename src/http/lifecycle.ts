@@ -2,8 +2,8 @@
  * One lifecycle for every declared route, stage by stage as docs/lifecycle.md draws it:
  *
  *   read the JSON body early (only when the rate-limit key is computed from it)
- *   1 rate limit          → 429 before anything else (SPEC §9); RateLimit-* set on every answer
- *   2 token, access, rule → 401 / 403 (SPEC §5, §8)
+ *   1 rate limit          → 429 before anything else (docs/reference/rate-limits.md); RateLimit-* set on every answer
+ *   2 token, access, rule → 401 / 403 (docs/reference/rules-and-hooks.md, docs/reference/auth.md)
  *   3 input               → read the body (413, 415, 400), validate body / query / params (400)
  *   4 handler             → the service call
  *   answer                → {"data"} (capped reads: 400 RESPONSE_TOO_LARGE past maxResponseBytes),
@@ -84,7 +84,7 @@ function answer(ctx: RequestContext, out: unknown, capped: 'list' | 'one' | unde
   const r = out as Reply & Record<string, never>;
   switch (replyKind(out)) {
     case undefined:
-      // A read's answer is capped (SPEC §4); a write's is sent whole: it has already committed.
+      // A read's answer is capped (docs/reference/data.md); a write's is sent whole: it has already committed.
       return capped ? sendDataCapped(res, out, maxResponseBytes, capped === 'list') : sendData(res, out);
     case 'noContent':
       return sendNoContent(res);

@@ -1,5 +1,5 @@
 /**
- * An error answered while the body still arrives (SPEC §2: "the client receives that answer"):
+ * An error answered while the body still arrives (docs/reference/conventions.md: "the client receives that answer"):
  * the answer goes out whole at once, and the connection stays open — the rest of the body read
  * and discarded — until the client has sent it all, so its writes never meet a reset socket.
  */

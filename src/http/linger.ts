@@ -3,7 +3,7 @@
  * body is read): closing the socket while the client still sends makes the kernel reset the
  * connection (RST, RFC 9112 §9.6), and the client, still writing, sees EPIPE or ECONNRESET
  * instead of the answer it was already sent. Node closes the socket as soon as a response ends
- * when the connection is not kept alive, so two things are needed (SPEC §2: "the client receives
+ * when the connection is not kept alive, so two things are needed (docs/reference/conventions.md: "the client receives
  * that answer"):
  * - the rest of the body is read and discarded — never stored — for a bounded time and size;
  *   past either bound the socket is closed;

@@ -1,4 +1,4 @@
-/** Writing answers: the `{"data"}` envelope, 204s and the error envelope (SPEC §2). */
+/** Writing answers: the `{"data"}` envelope, 204s and the error envelope (docs/reference/conventions.md). */
 import type { ServerResponse } from 'node:http';
 import { type ApiError } from '../core/errors.js';
 import { checkJsonSize, jsonSizeAtLeast, responseTooLarge } from '../core/response-size.js';
@@ -17,7 +17,7 @@ export function sendData(res: ServerResponse, data: unknown, headers?: Record<st
 }
 
 /**
- * A read's answer under `maxResponseBytes` (SPEC §4). A list is refused on the cheap lower bound
+ * A read's answer under `maxResponseBytes` (docs/reference/data.md). A list is refused on the cheap lower bound
  * before its string is built (measured: 5–9 µs for 50 rows, against ~90 µs to stringify them); a
  * single row is checked once built (O(1) when small). A string past V8's limit is too large too.
  */

@@ -1,5 +1,5 @@
 /**
- * THE route table: every route the server answers, one family per line, in the seed's order.
+ * THE route table: every route the server answers, one family per line, in the order of docs/reference/http-api.md.
  * Each family is declared in one file under ./routes/ (see ./declare.ts for how); the lifecycle,
  * request validation and the OpenAPI document are all generated from these declarations.
  */

@@ -1,7 +1,7 @@
 /**
  * The HTTP server: plain node:http, because the benchmark showed a framework's per-request cost
  * matters on the hot path. Every response carries X-Request-Id; every error is the envelope of
- * SPEC §2 with no stack, SQL or path; 5xx causes are logged server-side with the request id.
+ * docs/reference/conventions.md with no stack, SQL or path; 5xx causes are logged server-side with the request id.
  *
  * With a certificate it serves HTTPS on the same port, HTTP/2 and HTTP/1.1 by ALPN
  * (docs/reference/configuration.md, --tls-cert/--tls-key). One lifecycle either way: HTTP/2
@@ -35,7 +35,7 @@ export interface ServerDeps {
   readonly clientIp: (socketAddress: string, forwardedFor: string | undefined) => string;
   readonly log: Logger;
   readonly metrics: Metrics;
-  /** Told of every answer where metrics are recorded (the dashboard's request log; SPEC §11a Logs). */
+  /** Told of every answer where metrics are recorded (the dashboard's request log; docs/reference/dashboard.md Logs). */
   readonly observe?: (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => void;
   /** PEM certificate chain and key: serve HTTPS with HTTP/2 and HTTP/1.1 (ALPN). */
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
@@ -105,7 +105,7 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
       app.services.health.fail(e.infrastructure);
       app.log.warn({ err: e.cause ?? err, requestId, route, infrastructure: e.infrastructure }, 'request failed: infrastructure unavailable');
     }
-    // A full write queue is backpressure working as intended (SPEC §6), not a server fault.
+    // A full write queue is backpressure working as intended (docs/reference/rules-and-hooks.md), not a server fault.
     else if (e.status >= 500 && e.code !== 'WRITE_QUEUE_FULL') app.log.error({ err: e.cause ?? err, requestId, route }, 'request failed');
     // An unread body is discarded (bounded) before the response ends, so the client gets the answer.
     sendError(res, e, bodyPending(req) ? drainRest(req) : undefined);
@@ -177,7 +177,7 @@ function answerWithoutUpgrade(app: ServerDeps, req: IncomingMessage, socket: Soc
 function plainServer(app: ServerDeps): Server {
   const server = createHttpServer(
     {
-      // SPEC §13.18: request lines up to 64 KiB (the `?body=` of GET routes).
+      // docs/reference/conventions.md: request lines up to 64 KiB (the `?body=` of GET routes).
       maxHeaderSize: 80 * 1024,
       keepAliveTimeout: 5_000,
       requestTimeout: 120_000,
@@ -203,7 +203,7 @@ function secureServer(app: ServerDeps, tls: NonNullable<ServerDeps['tls']>): Htt
       cert: tls.cert,
       key: tls.key,
       allowHTTP1: true,
-      // SPEC §13.18: request lines up to 64 KiB (the `?body=` of GET routes), as on HTTP/1.
+      // docs/reference/conventions.md: request lines up to 64 KiB (the `?body=` of GET routes), as on HTTP/1.
       maxSendHeaderBlockLength: 80 * 1024,
       // Many stream routes on one connection is what HTTP/2 is for (docs/live.md), bounded: the
       // per-IP stream cap (100 by default) binds long before.

@@ -22,7 +22,7 @@ import type { PushService } from '../push/index.js';
 /** The settings handlers and the lifecycle read. */
 export interface RouteSettings {
   readonly maxBodyBytes: number;
-  /** Largest read answer or stream payload (SPEC §4); past it 400 RESPONSE_TOO_LARGE. */
+  /** Largest read answer or stream payload (docs/reference/data.md); past it 400 RESPONSE_TOO_LARGE. */
   readonly maxResponseBytes: number;
   readonly streamHeartbeatMs: number;
 }
@@ -32,7 +32,7 @@ export interface Services {
   readonly rt: Runtime;
   readonly config: RouteSettings;
   readonly auth: AuthServices;
-  /** Sign-up, sign-in, refresh, logout, verification and reset (SPEC §8). */
+  /** Sign-up, sign-in, refresh, logout, verification and reset (docs/reference/auth.md). */
   readonly authFlows: AuthFlows;
   readonly email: EmailService;
   readonly photos: PhotoService;
@@ -42,16 +42,16 @@ export interface Services {
   readonly metrics: Metrics;
   /** Infrastructure failures seen by requests: a full disk keeps /health at 503 until it takes writes. */
   readonly health: HealthState;
-  /** Whether this node's Redis answers (health, SPEC §14). */
+  /** Whether this node's Redis answers (health, docs/reference/scaling.md). */
   /** `ready` and `backupFailing`: a worker's view of its primary, for `/health`. */
   readonly cluster: Pick<Cluster, 'redis'> & { readonly ready?: () => boolean; readonly backupFailing?: () => boolean };
   readonly cron: CronStatus | undefined;
-  /** Devices, sending and delivery counts (SPEC §11b). */
+  /** Devices, sending and delivery counts (docs/reference/push.md). */
   readonly push: PushService;
   readonly dashboard: Dashboard;
-  /** The OpenAPI document of this server, rendered once (SPEC §11). */
+  /** The OpenAPI document of this server, rendered once (docs/reference/dashboard.md). */
   readonly openapi: { readonly json: string; readonly yaml: string };
-  /** OAuth / OpenID Connect sign-in (SPEC §8a). */
+  /** OAuth / OpenID Connect sign-in (docs/reference/auth.md). */
   readonly oauth: OAuthService;
   /** Continuous backup (docs/reference/backups.md); undefined without a destination. */
   readonly backup: BackupService | undefined;

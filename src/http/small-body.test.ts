@@ -2,7 +2,7 @@
  * The small-body reader of raw routes (logout, the OAuth form post), behind the server's error path
  * as server.ts runs it. A body past the limit is answered 413 and the rest drained, so the
  * keep-alive connection stays usable: the seeded fuzz once saw a logout with a 200 KB body leave its
- * connection half-read, and the next request the client sent on it was reset (SPEC §2).
+ * connection half-read, and the next request the client sent on it was reset (docs/reference/conventions.md).
  */
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';

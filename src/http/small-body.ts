@@ -2,7 +2,7 @@
  * A small request body read whole, for `body: 'raw'` routes that must accept an empty body
  * (logout) or a non-JSON one (an OAuth form post). Past `max` it stops reading and answers 413
  * with the rest of the body still unread: the server's error path discards that rest, bounded,
- * before the answer ends (http/linger.ts), so the client receives the 413 (SPEC §2).
+ * before the answer ends (http/linger.ts), so the client receives the 413 (docs/reference/conventions.md).
  *
  * Not `for await … break`: leaving the loop destroys the request, and Node destroys a server
  * request detached from its socket (`destroyer` sets `req.socket = null` first), so the socket

@@ -1,7 +1,7 @@
 /**
  * Request validation compiled from route schemas (TypeBox's TypeCompiler: one generated function
  * per schema, built at start). A failed check is one 400 BAD_REQUEST listing where each problem
- * is, as JSON pointers into the body (SPEC §2 `details`).
+ * is, as JSON pointers into the body (docs/reference/conventions.md `details`).
  */
 import { FormatRegistry, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';

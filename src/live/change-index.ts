@@ -1,6 +1,6 @@
 /**
  * Which live queries can a committed change touch? Answered without running any query and, for
- * the common filters, without looking at unrelated subscriptions (SPEC §7; the peer that re-ran
+ * the common filters, without looking at unrelated subscriptions (docs/reference/live.md; the peer that re-ran
  * every stream on every write got 50× slower with 100 streams).
  *
  * Per table:

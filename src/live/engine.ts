@@ -1,5 +1,5 @@
 /**
- * The live-query engine (SPEC §7). Subscriptions with the same query share one SharedQuery: one
+ * The live-query engine (docs/reference/live.md). Subscriptions with the same query share one SharedQuery: one
  * run per flush, one serialized payload, one last result. Committed changes (storage/changes.ts)
  * reach only the queries they can affect (change-index.ts + match.ts); those are marked dirty
  * and re-run once per flush, so a burst of writes costs one run per affected query, and a write

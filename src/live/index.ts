@@ -1,4 +1,4 @@
-/** Live queries (SPEC §7): the engine, change matching and the stream transport. */
+/** Live queries (docs/reference/live.md): the engine, change matching and the stream transport. */
 export { createLiveEngine } from './engine.js';
 export type { LiveEngine, LiveEngineOptions } from './engine.js';
 export { matches } from './match.js';

@@ -9,7 +9,7 @@ import { plan, task, TASKS } from './test-fixtures.js';
 const w = (where: unknown) => plan(TASKS, where).where;
 const m = (where: unknown, row: Partial<Row>) => matches(w(where), task(row));
 
-describe('matches: table-driven semantics (SPEC §4, §13.5)', () => {
+describe('matches: table-driven semantics (docs/reference/data.md, docs/reference/where.md)', () => {
   const cases: [string, unknown, Partial<Row>, boolean][] = [
     ['{} matches everything', {}, {}, true],
     ['eq text', { title: { eq: 'a' } }, { title: 'a' }, true],
@@ -17,7 +17,7 @@ describe('matches: table-driven semantics (SPEC §4, §13.5)', () => {
     ['eq null is isNull (null row)', { ownerId: { eq: null } }, { ownerId: null }, true],
     ['eq null is isNull (set row)', { ownerId: { eq: null } }, { ownerId: 'u' }, false],
     ['eq value never matches null', { ownerId: { eq: 'u' } }, { ownerId: null }, false],
-    ['ne value matches null (§13.5)', { ownerId: { ne: 'x' } }, { ownerId: null }, true],
+    ['ne value matches null (docs/reference/where.md)', { ownerId: { ne: 'x' } }, { ownerId: null }, true],
     ['ne value matches other', { ownerId: { ne: 'x' } }, { ownerId: 'y' }, true],
     ['ne value rejects equal', { ownerId: { ne: 'x' } }, { ownerId: 'x' }, false],
     ['ne null is isNotNull (null)', { ownerId: { ne: null } }, { ownerId: null }, false],
@@ -45,7 +45,7 @@ describe('matches: table-driven semantics (SPEC §4, §13.5)', () => {
     ['in never matches null', { ownerId: { in: ['a'] } }, { ownerId: null }, false],
     ['nin [] matches everything', { priority: { nin: [] } }, { priority: 2 }, true],
     ['nin [] matches null too', { ownerId: { nin: [] } }, { ownerId: null }, true],
-    ['nin matches null (§13.5)', { ownerId: { nin: ['a'] } }, { ownerId: null }, true],
+    ['nin matches null (docs/reference/where.md)', { ownerId: { nin: ['a'] } }, { ownerId: null }, true],
     ['nin rejects listed', { ownerId: { nin: ['a', 'b'] } }, { ownerId: 'b' }, false],
     ['nin accepts unlisted', { ownerId: { nin: ['a', 'b'] } }, { ownerId: 'c' }, true],
     ['contains', { title: { contains: 'ell' } }, { title: 'hello' }, true],

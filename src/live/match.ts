@@ -82,10 +82,10 @@ function cmp(op: string, raw: unknown, value: unknown): boolean {
   const v = sqlValue(raw);
   switch (op) {
     case 'eq':
-      // `{eq: null}` is `IS NULL` (SPEC §4); `= x` against NULL is unknown, hence false.
+      // `{eq: null}` is `IS NULL` (docs/reference/data.md); `= x` against NULL is unknown, hence false.
       return value === null ? v === null : v !== null && sqlEquals(v, sqlValue(value));
     case 'ne':
-      // SPEC §13.5: `(col IS NULL OR col <> x)` — null is a value that differs from x.
+      // docs/reference/where.md: `(col IS NULL OR col <> x)` — null is a value that differs from x.
       return value === null ? v !== null : v === null || !sqlEquals(v, sqlValue(value));
     case 'gt':
       return v !== null && value !== null && compare(v, sqlValue(value)) > 0;
@@ -101,11 +101,11 @@ function cmp(op: string, raw: unknown, value: unknown): boolean {
       return items.length > 0 && v !== null && inList(v, items);
     }
     case 'nin': {
-      // `nin: []` compiles to 1=1; otherwise `(col IS NULL OR col NOT IN (…))` (SPEC §13.5).
+      // `nin: []` compiles to 1=1; otherwise `(col IS NULL OR col NOT IN (…))` (docs/reference/where.md).
       const items = value as readonly unknown[];
       return items.length === 0 || v === null || !inList(v, items);
     }
-    // As the SQL (instr/substr): case-sensitive, literal, NULL never matches (SPEC §4).
+    // As the SQL (instr/substr): case-sensitive, literal, NULL never matches (docs/reference/data.md).
     case 'contains':
       return typeof v === 'string' && v.includes(value as string);
     case 'startsWith':

@@ -1,6 +1,6 @@
 /**
  * A canonical text key for a live query, so identical subscriptions share one query, one run
- * and one last result (SPEC §7; the 200-clients-on-one-query case). Two plans get the same key
+ * and one last result (docs/reference/live.md; the 200-clients-on-one-query case). Two plans get the same key
  * exactly when they are bound to answer the same data:
  *
  * - AND/OR are commutative and idempotent, so their operands are flattened, deduplicated and

@@ -3,7 +3,7 @@
  * its last payload — not the payload: hundreds of queries over large rows would otherwise hold
  * hundreds of megabytes between changes (src/live/memory.ts). A new result is serialized once and
  * the same string goes to every subscriber; a subscriber is pushed only a payload that differs
- * from the last one it got (SPEC §7: identical consecutive results are not pushed again).
+ * from the last one it got (docs/reference/live.md: identical consecutive results are not pushed again).
  */
 import { toApiError, type ApiError } from '../core/errors.js';
 import type { CollectionModel } from '../core/model.js';
@@ -110,7 +110,7 @@ export class SharedQuery implements Indexed {
 
   /**
    * A new result of run `runId`: pushed to each stream whose last payload differs, after that
-   * stream's checks (SPEC §7: token expiry, row filter — they run on every re-run, changed or
+   * stream's checks (docs/reference/live.md: token expiry, row filter — they run on every re-run, changed or
    * not). Resolves when every check has settled, so the next run's payloads come after these.
    */
   async deliver(data: unknown, json: string): Promise<void> {

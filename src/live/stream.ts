@@ -1,5 +1,5 @@
 /**
- * The stream routes' last step, joining the engine and the transport (SPEC §7). The route has
+ * The stream routes' last step, joining the engine and the transport (docs/reference/live.md). The route has
  * already rate-limited, authorized, built the plan, run the first query and row-filtered it;
  * this registers the stream (a cap answers an ordinary JSON 429 because nothing is written
  * before `subscribe` succeeds), starts the response, sends the first payload and ties the
@@ -23,7 +23,7 @@ export interface LiveStreamRequest extends Omit<StreamOptions, 'format'> {
   check?: Subscriber['check'];
   /** Default: negotiated from `accept`. */
   format?: StreamOptions['format'];
-  /** The request's Accept header (SPEC §7: NDJSON when asked for). */
+  /** The request's Accept header (docs/reference/live.md: NDJSON when asked for). */
   accept?: string | undefined;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Stream framing over a response sink (core/sink.ts; SPEC §7): Server-Sent Events by default, NDJSON with
+ * Stream framing over a response sink (core/sink.ts; docs/reference/live.md): Server-Sent Events by default, NDJSON with
  * `Accept: application/x-ndjson`. The sink owns the heartbeat timer and the disconnect
  * bookkeeping: whatever ends the stream (client gone, socket error, slow reader, server close)
  * clears the timer and calls the onClose callbacks exactly once.
@@ -7,7 +7,7 @@
  * Threat: a client that stops reading makes every write pile up in the response buffer. Each
  * write counts the bytes already buffered *plus the frame being written*: a frame that would
  * pass `maxBufferedBytes` on top of unsent bytes drops the client instead of being queued. A
- * frame alone is always written (payloads are capped by maxResponseBytes, SPEC §4), so one stream
+ * frame alone is always written (payloads are capped by maxResponseBytes, docs/reference/data.md), so one stream
  * holds at most max(`maxBufferedBytes`, one payload).
  */
 import type { Sink } from '../core/sink.js';
@@ -16,7 +16,7 @@ export type StreamFormat = 'sse' | 'ndjson';
 
 export interface StreamOptions {
   format?: StreamFormat;
-  /** Heartbeat interval (SPEC §7: 15 s by default). */
+  /** Heartbeat interval (docs/reference/live.md: 15 s by default). */
   heartbeatMs?: number;
   /** Unsent bytes allowed before the client is dropped (default 1 MiB). */
   maxBufferedBytes?: number;
@@ -48,7 +48,7 @@ const NDJSON_TYPES = new Set(['application/x-ndjson', 'application/ndjson']);
 
 /**
  * Picks the framing from an Accept header: NDJSON when it is asked for with a higher quality
- * than `text/event-stream` (ties go to the one listed first); SSE otherwise (SPEC §7 default).
+ * than `text/event-stream` (ties go to the one listed first); SSE otherwise (docs/reference/live.md default).
  */
 export function negotiateFormat(accept: string | undefined): StreamFormat {
   if (!accept) return 'sse';

@@ -1,5 +1,5 @@
 /**
- * The live engine's vocabulary (SPEC §7). The HTTP layer authorizes, rate-limits, builds the
+ * The live engine's vocabulary (docs/reference/live.md). The HTTP layer authorizes, rate-limits, builds the
  * ReadPlan and runs the first query; everything after that point lives in this folder.
  */
 import type { ApiError } from '../core/errors.js';
@@ -41,7 +41,7 @@ export interface Subscriber {
    */
   buffered?(): number;
   /**
-   * The pipeline's per-change checks (SPEC §7: token expiry, row filter) on the new data. An
+   * The pipeline's per-change checks (docs/reference/live.md: token expiry, row filter) on the new data. An
    * error makes the engine unsubscribe this stream and call `fail`.
    */
   check?(data: unknown): Promise<ApiError | null>;
@@ -77,7 +77,7 @@ export interface LiveStats {
   readonly memoryBytes: number;
 }
 
-/** The envelope of the non-streaming route (SPEC §7), serialized once per result. */
+/** The envelope of the non-streaming route (docs/reference/live.md), serialized once per result. */
 export function serializePayload(data: unknown): string {
   return `{"data":${JSON.stringify(data) ?? 'null'}}`;
 }
@@ -85,7 +85,7 @@ export function serializePayload(data: unknown): string {
 export interface LiveEngineOptions {
   run: RunQuery;
   log?: LiveLogger;
-  /** Server-wide cap on open streams (SPEC §7: default 10,000). */
+  /** Server-wide cap on open streams (docs/reference/live.md: default 10,000). */
   maxOpen?: number;
   /** Per-IP cap on open streams (default 100). */
   maxPerIp?: number;
@@ -109,7 +109,7 @@ export interface LiveEngineOptions {
 export interface LiveEngine {
   /**
    * Registers an open stream; returns its idempotent unsubscribe. Throws ApiError RATE_LIMITED
-   * over the server-wide or per-IP cap (SPEC §7, §13.11), or UNAVAILABLE (with Retry-After) when
+   * over the server-wide or per-IP cap (docs/reference/live.md, docs/reference/rate-limits.md), or UNAVAILABLE (with Retry-After) when
    * its first payload would pass the live memory budget, before anything is registered.
    */
   subscribe(q: LiveQuery, subscriber: Subscriber, ip: string): () => void;

@@ -1,5 +1,5 @@
 /**
- * The model's part of the /auth routes' document (SPEC §8, §13.2–§13.4): per auth table sign-up
+ * The model's part of the /auth routes' document (docs/reference/auth.md): per auth table sign-up
  * bodies (`object` takes only the table's `signUpFields`), the session answer, the confirm bodies,
  * and the schemas declarations name with `x-tablebase-model` (auth table names, email, password).
  */
@@ -19,7 +19,7 @@ function passwordSchema(ctx: DocContext): JsonSchema {
 export const email: JsonSchema = { type: 'string', format: 'email', maxLength: 254, example: 'ann@example.com', description: 'trimmed and lowercased before it is compared' };
 export const authTableName = (ctx: DocContext): JsonSchema => nameEnum(ctx.authTables.map((c) => c.name));
 const typeEnum = (t: string): JsonSchema => ({ type: 'string', enum: [t] });
-/** Optional on confirm and refresh, whose bodies name no table: it only keys the rate limit (SPEC §9). */
+/** Optional on confirm and refresh, whose bodies name no table: it only keys the rate limit (docs/reference/rate-limits.md). */
 export const rateLimitTable = (ctx: DocContext): JsonSchema => ({ ...authTableName(ctx), description: 'optional: the auth table whose rate-limit policy applies' });
 /** Sign-in checks only that a password is a string: any wrong one is the same 401. */
 export const anyPassword: JsonSchema = { type: 'string', format: 'password', maxLength: DEFAULT_MAX };
@@ -66,7 +66,7 @@ export function authSchemas(ctx: DocContext): Record<string, JsonSchema> {
     properties: { type: typeEnum('confirmResetPassword'), token: { type: 'string', description: 'from the reset email' }, newPassword: passwordSchema(ctx), table: rateLimitTable(ctx) },
     additionalProperties: false,
   };
-  // SPEC §8a, §8: the magic link signs in; the email change sets the new address.
+  // docs/reference/auth.md: the magic link signs in; the email change sets the new address.
   out.ConfirmMagicLink = {
     type: 'object',
     required: ['type', 'token'],

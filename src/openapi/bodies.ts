@@ -1,5 +1,5 @@
 /**
- * The request bodies of the /db routes (seed "Request body fields", SPEC §4), one schema per
+ * The request bodies of the /db routes (docs/reference/data.md), one schema per
  * collection and operation. Each names its collection as a single-value `table` enum, so the
  * routes can offer `oneOf` them with `table` as the discriminator.
  */
@@ -8,7 +8,7 @@ import { isRequiredOnCreate, isUpdatable } from './columns.js';
 import { nameEnum, partName, partRef, schemaRef, type BodyPart, type JsonSchema } from './context.js';
 import { exampleValue } from './values.js';
 
-/** SPEC §4: list `limit` default 100, at most 1000; create many takes 1 to 1000 objects. */
+/** docs/reference/data.md: list `limit` default 100, at most 1000; create many takes 1 to 1000 objects. */
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 const MAX_OBJECTS = 1000;
@@ -21,7 +21,7 @@ function body(c: CollectionModel, required: string[], properties: Record<string,
   return {
     type: 'object',
     required: ['table', ...required],
-    // One of TableName (SPEC §13.13: the enum of every collection), and this one: the discriminator.
+    // One of TableName (docs/reference/dashboard.md: the enum of every collection), and this one: the discriminator.
     properties: { table: { allOf: [schemaRef('TableName')], ...nameEnum([c.name]) }, ...properties },
     additionalProperties: false,
     example: { table: c.name, ...example },
@@ -70,7 +70,7 @@ export function bodySchemas(c: CollectionModel): Record<string, JsonSchema> {
     parts.DeleteBody = body(c, ['where'], { where }, { where: w });
     parts.DeleteManyBody = body(c, ['where'], { where, limit: limitMany }, { where: {}, limit: 10 });
     if (Object.keys(c.rules?.custom ?? {}).length > 0) {
-      // SPEC §13.6: `updates` is optional and handed to the handler as given.
+      // docs/reference/data.md: `updates` is optional and handed to the handler as given.
       parts.CustomBody = body(c, ['where'], { where, updates: { ...updates, minItems: 0 }, limit: limitMany }, { where: w });
     }
   }

@@ -1,7 +1,7 @@
 /**
  * Per table and view: the Row a client reads, the Create object, the Where filter with the
  * operators each column's kind allows, the Update entries with their value forms, and the
- * OrderBy list (SPEC §3, §4). `password` appears in none of them.
+ * OrderBy list (docs/reference/columns.md, docs/reference/data.md). `password` appears in none of them.
  */
 import type { CollectionModel, ColumnModel } from '../core/model.js';
 import { conditionFamily, isCreatable, isNumeric, isRequiredOnCreate, isSortable, isUpdatable, isVisible } from './columns.js';
@@ -73,7 +73,7 @@ function whereSchema(c: CollectionModel): JsonSchema {
   };
 }
 
-/** The value forms of one column (SPEC §4): a plain value, null, increment/decrement, add/remove. */
+/** The value forms of one column (docs/reference/data.md): a plain value, null, increment/decrement, add/remove. */
 function updateValue(c: CollectionModel, col: ColumnModel): JsonSchema {
   const forms: JsonSchema[] = [valueSchema(c, col, true)];
   if (isNumeric(col)) {

@@ -39,7 +39,7 @@ function accepts(fn: () => unknown): boolean {
   }
 }
 
-describe('where operators per column kind (SPEC §4)', () => {
+describe('where operators per column kind (docs/reference/data.md)', () => {
   for (const c of [things, members]) {
     for (const col of c.columnList) {
       it(`${c.name}.${col.name} (${col.spec.kind}) advertises exactly the operators the parser accepts`, () => {

@@ -1,5 +1,5 @@
 /**
- * What a client may do with each column, by kind: which `where` operators apply (SPEC §4), which
+ * What a client may do with each column, by kind: which `where` operators apply (docs/reference/data.md), which
  * columns a create object and an update may name, and which may be sorted. The OpenAPI document
  * and the generated client both read these, so the two never disagree; `columns.test.ts` checks
  * every answer against the server's own where parser and plan builder.
@@ -12,7 +12,7 @@ import type { CompareOp } from '../storage/plan.js';
 export type Operator = CompareOp;
 
 /**
- * The condition families of SPEC §4. `text` covers every string-valued kind (text, email, id,
+ * The condition families of docs/reference/data.md. `text` covers every string-valued kind (text, email, id,
  * photo); the four `list.*` families differ only in their item type.
  */
 export type ConditionFamily = 'text' | 'integer' | 'real' | 'boolean' | 'timestamp' | 'json' | `list.${ScalarKind}`;
@@ -67,13 +67,13 @@ export function operatorsFor(col: ColumnModel): readonly Operator[] {
   return family ? OPERATORS[family] : [];
 }
 
-/** Columns a client sees in a row: all but hidden ones (password, SPEC §3). */
+/** Columns a client sees in a row: all but hidden ones (password, docs/reference/columns.md). */
 export const isVisible = (col: ColumnModel): boolean => !col.hidden;
 
 /** Columns a create object may hold: not `id`, not server-managed, not hidden. */
 export const isCreatable = (col: ColumnModel): boolean => !col.hidden && !col.managed && col.spec.kind !== 'id';
 
-/** Required on create: neither nullable nor defaulted (SPEC §3). */
+/** Required on create: neither nullable nor defaulted (docs/reference/columns.md). */
 export const isRequiredOnCreate = (col: ColumnModel): boolean => isCreatable(col) && !col.spec.nullable && !col.spec.hasDefault && col.spec.filledBy !== 'hook';
 
 /** Columns an update may set; managed columns are ignored by the server, so they are not offered. */

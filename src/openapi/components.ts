@@ -1,7 +1,7 @@
 /**
- * Shared components: the error envelope of SPEC §2 with its code enum (the one catalog in
+ * Shared components: the error envelope of docs/reference/conventions.md with its code enum (the one catalog in
  * core/errors.ts), one reusable response per error status, the response headers every route
- * or family sets, and the bearer scheme (SPEC §8).
+ * or family sets, and the bearer scheme (docs/reference/auth.md).
  */
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.js';
 import { headerRef, schemaRef, type JsonSchema } from './context.js';
@@ -11,7 +11,7 @@ const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 export function errorSchema(): JsonSchema {
   return {
     type: 'object',
-    description: 'Every error answers this envelope (SPEC §2). No stack traces, SQL text or file paths.',
+    description: 'Every error answers this envelope (docs/reference/conventions.md). No stack traces, SQL text or file paths.',
     required: ['error'],
     properties: {
       error: {
@@ -52,7 +52,7 @@ export const ERROR_RESPONSES = {
     codes: ['BAD_REQUEST', 'HOOK_REJECTED', 'INVALID_CONFIRMATION_TOKEN'],
     description: 'Malformed body, unknown column, wrong value type, a filter past its bounds, or a before-hook rejected the write',
   },
-  /** The 400 of reads whose answers are capped by maxResponseBytes (SPEC §4); replaces BadRequest there. */
+  /** The 400 of reads whose answers are capped by maxResponseBytes (docs/reference/data.md); replaces BadRequest there. */
   BadRequestOrTooLarge: {
     status: 400,
     codes: ['BAD_REQUEST', 'RESPONSE_TOO_LARGE'],
@@ -100,10 +100,10 @@ export function errorResponses(): Record<string, JsonSchema> {
 export function headers(): Record<string, JsonSchema> {
   const int = { type: 'integer', minimum: 0 };
   return {
-    'X-Request-Id': { description: 'Echoed when the client sent one, else generated (SPEC §2)', schema: { type: 'string' } },
+    'X-Request-Id': { description: 'Echoed when the client sent one, else generated (docs/reference/conventions.md)', schema: { type: 'string' } },
     'Content-Range': { description: 'bytes */<size> on a 416; bytes <start>-<end>/<size> on a 206 (RFC 9110 §14.4)', schema: { type: 'string' } },
-    'Retry-After': { description: 'Whole seconds to wait, at most the policy window (SPEC §13.11)', schema: int },
-    'RateLimit-Limit': { description: 'The policy maximum for this table and operation (SPEC §9)', schema: int },
+    'Retry-After': { description: 'Whole seconds to wait, at most the policy window (docs/reference/rate-limits.md)', schema: int },
+    'RateLimit-Limit': { description: 'The policy maximum for this table and operation (docs/reference/rate-limits.md)', schema: int },
     'RateLimit-Remaining': { description: 'Requests left in the current window', schema: int },
     'RateLimit-Reset': { description: 'Seconds until a request is admitted again', schema: int },
   };
@@ -118,7 +118,7 @@ export function securitySchemes(): Record<string, JsonSchema> {
       type: 'http',
       scheme: 'bearer',
       bearerFormat: 'JWT',
-      description: 'The accessToken of /auth/sign-in, /auth/sign-up or /auth/refresh. Optional on /db routes: rules see null without it (SPEC §8).',
+      description: 'The accessToken of /auth/sign-in, /auth/sign-up or /auth/refresh. Optional on /db routes: rules see null without it (docs/reference/auth.md).',
     },
   };
 }

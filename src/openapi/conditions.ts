@@ -1,5 +1,5 @@
 /**
- * The condition objects of the where grammar (SPEC §4), one component per condition family:
+ * The condition objects of the where grammar (docs/reference/data.md), one component per condition family:
  * `Condition.text`, `Condition.integer`, ..., `Condition.list.text`. Several operators in one
  * condition must all hold; `{"eq": null}` means `{"isNull": true}`.
  */
@@ -11,7 +11,7 @@ export const conditionName = (family: ConditionFamily): string => `Condition.${f
 
 const DESCRIPTION: Record<Operator, string> = {
   eq: 'equal (null means isNull: true)',
-  ne: 'not equal; null counts as a value (SPEC §13.5)',
+  ne: 'not equal; null counts as a value (docs/reference/where.md)',
   gt: 'greater than',
   gte: 'greater than or equal',
   lt: 'less than',

@@ -17,12 +17,12 @@ export type BodyPart = 'GetBody' | 'ListBody' | 'CountBody' | 'CreateBody' | 'Cr
 
 export interface DocContext {
   readonly model: ProjectModel;
-  /** Every declared table and view; internal `_` tables only when the project gave them rules (SPEC §13.13). */
+  /** Every declared table and view; internal `_` tables only when the project gave them rules (docs/reference/dashboard.md). */
   readonly collections: readonly CollectionModel[];
   /** The tables among `collections` (writes apply to tables only; views are read-only). */
   readonly tables: readonly CollectionModel[];
   readonly authTables: readonly CollectionModel[];
-  /** Tables that register at least one custom operation (SPEC §13.7). */
+  /** Tables that register at least one custom operation (docs/reference/data.md). */
   readonly customTables: readonly CollectionModel[];
 }
 
@@ -65,7 +65,7 @@ export function anyOf(items: JsonSchema[], fallback: JsonSchema = { type: 'objec
 /** A single-value enum naming one collection: the discriminator of per-table request bodies. */
 export const nameEnum = (names: readonly string[]): JsonSchema => (names.length ? { type: 'string', enum: [...names] } : { type: 'string' });
 
-/** The `{"data": ...}` envelope of every successful answer (SPEC §2). */
+/** The `{"data": ...}` envelope of every successful answer (docs/reference/conventions.md). */
 export function envelope(data: JsonSchema): JsonSchema {
   return { type: 'object', required: ['data'], properties: { data: data }, additionalProperties: false };
 }

@@ -13,7 +13,7 @@ import { envelope, withHeaders, type DocContext, type JsonSchema, type Operation
 import { modelSchemas, type ModelPart } from './model-schemas.js';
 import { toOpenApiSchema } from './schema-convert.js';
 
-/** Capped reads answer this 400 instead of BadRequest: it names RESPONSE_TOO_LARGE (SPEC §4). */
+/** Capped reads answer this 400 instead of BadRequest: it names RESPONSE_TOO_LARGE (docs/reference/data.md). */
 const CAPPED_400: ErrorResponseName = 'BadRequestOrTooLarge';
 const BY_STATUS = new Map<number, ErrorResponseName>(
   Object.entries(ERROR_RESPONSES)
@@ -52,7 +52,7 @@ function impliedErrors(route: DeclaredRoute): ErrorResponseName[] {
   const codes = new Set<ErrorCode>(d.errors ?? []);
   const hasBody = d.body !== undefined && d.body !== 'none';
   if (hasBody || d.query || d.params) codes.add('BAD_REQUEST');
-  // SPEC §2: bounded bodies, and a JSON body declared as anything else is 415. A GET's JSON may
+  // docs/reference/conventions.md: bounded bodies, and a JSON body declared as anything else is 415. A GET's JSON may
   // come as a request body too (past the 64 KiB of `?body=`), so both apply to GETs.
   if (hasBody) codes.add('PAYLOAD_TOO_LARGE');
   if (hasBody && d.body !== 'raw') codes.add('UNSUPPORTED_MEDIA_TYPE');
@@ -66,7 +66,7 @@ function impliedErrors(route: DeclaredRoute): ErrorResponseName[] {
   return [...names];
 }
 
-/** GET routes carry their JSON in `?body=` (SPEC §2; up to 64 KiB, §13.18). */
+/** GET routes carry their JSON in `?body=` (docs/reference/conventions.md; up to 64 KiB). */
 function bodyParameter(body: ModelPart, example: unknown): JsonSchema {
   return {
     name: 'body',

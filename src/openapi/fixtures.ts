@@ -1,6 +1,6 @@
 /**
  * Test projects for the generator's unit tests: one table holding every column kind, a view, an
- * internal `_` table the project opened with rules and one it did not (SPEC §13.13).
+ * internal `_` table the project opened with rules and one it did not (docs/reference/dashboard.md).
  */
 import { compileProject, type ProjectModel } from '../core/model.js';
 import { authTable, column, defineProject, table, view } from '../define/index.js';

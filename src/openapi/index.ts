@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.0.3 document, generated only from the route declarations and the project model
- * (SPEC §11, §13.13): each operation from its declaration (openapi/declared.ts),
+ * (docs/reference/dashboard.md): each operation from its declaration (openapi/declared.ts),
  * info, servers, the bearer scheme, every route, per table and view the Row, Create, Where,
  * Update and OrderBy schemas, per-table request bodies discriminated by `table`, the error
  * envelope, and examples. The result is plain JSON data.
@@ -26,7 +26,7 @@ import { NULL_SCHEMA } from './values.js';
 export { operatorsFor, conditionFamily, OPERATORS } from './columns.js';
 
 export interface OpenApiOptions {
-  /** Default `http://localhost:8080` (SPEC §1 defaults). A relative `/` means "where this document is served". */
+  /** Default `http://localhost:8080` (docs/reference/configuration.md defaults). A relative `/` means "where this document is served". */
   serverUrl?: string;
   /** Default: `<project name> API`. */
   title?: string;
@@ -51,15 +51,12 @@ const TAGS: Record<string, string> = {
 export const isDashboardPage = (path: string): boolean => path === '/_' || path.startsWith('/_/');
 
 /**
- * Descriptions are declared beside the code, where they cite the specification the code follows.
- * The published document drops those citations: "(SPEC §7)" and "(seed, …)" name files the
- * API's users do not have.
+ * Descriptions are declared beside the code, where they cite the repository's reference page the
+ * code follows. The published document drops those citations: "(docs/reference/live.md)" names a
+ * file of the repository, not a page the API's readers have at hand.
  */
 export function userFacing(text: string): string {
-  return text
-    .replace(/\s*\([^()]*(?:SPEC §|\bseed\b)[^()]*\)/g, '')
-    .replace(/\s*\bSPEC §[\d.]+[a-z]?/g, '')
-    .replace(/\s+([.,;:])/g, '$1');
+  return text.replace(/\s*\([^()]*(?:\bseed\b|docs\/reference\/)[^()]*\)/g, '').replace(/\s+([.,;:])/g, '$1');
 }
 
 function cleanDescriptions(node: unknown): void {
@@ -83,7 +80,7 @@ export function buildOpenApi(model: ProjectModel, routes: readonly DeclaredRoute
   const schemas: Record<string, JsonSchema> = {
     Error: errorSchema(),
     Null: NULL_SCHEMA,
-    TableName: { ...nameEnum(ctx.collections.map((c) => c.name)), description: 'Every declared table and view, closed ones included (SPEC §13.13)' },
+    TableName: { ...nameEnum(ctx.collections.map((c) => c.name)), description: 'Every declared table and view, closed ones included (docs/reference/dashboard.md)' },
     ...conditionComponents(),
   };
   for (const c of ctx.collections) Object.assign(schemas, collectionSchemas(c), bodySchemas(c));
@@ -114,7 +111,7 @@ export function buildOpenApi(model: ProjectModel, routes: readonly DeclaredRoute
       license: model.project.openapi?.license ?? { name: 'Proprietary' },
     },
     servers: [{ url: options.serverUrl ?? 'http://localhost:8080' }],
-    // `{}` first: a token is optional unless an operation says otherwise (SPEC §8, rules see null).
+    // `{}` first: a token is optional unless an operation says otherwise (docs/reference/auth.md, rules see null).
     security: [{}, { bearerAuth: [] }],
     tags: Object.keys(TAGS)
       .filter((t) => groups.has(t))
@@ -130,7 +127,7 @@ export function buildOpenApi(model: ProjectModel, routes: readonly DeclaredRoute
   return document;
 }
 
-/** Every response carries X-Request-Id (SPEC §2). */
+/** Every response carries X-Request-Id (docs/reference/conventions.md). */
 function addRequestIdHeaders(doc: OpenApiDocument): void {
   const add = (response: JsonSchema) => {
     if ('$ref' in response) return;

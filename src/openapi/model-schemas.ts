@@ -1,7 +1,7 @@
 /**
  * The schemas a declaration names with `modelSchema(name)` (or a `x-tablebase-model` key inside a
  * TypeBox schema): generated from the project model, since the tables are the project's, not the
- * route's (SPEC §11, §13.13). Each answers a schema and, where the model gives one, an example.
+ * route's (docs/reference/dashboard.md). Each answers a schema and, where the model gives one, an example.
  */
 import type { CollectionModel } from '../core/model.js';
 import { anyPassword, authTableName, confirmBody, email, firstAuth, rateLimitTable, sessionExample } from './auth-schemas.js';
@@ -45,7 +45,7 @@ function exampleBody(ctx: DocContext, part: BodyPart, among: readonly Collection
 
 const READ_BODIES = new Set<string>(['GetBody', 'ListBody', 'CountBody']);
 
-/** The data of a stream payload, by name (SPEC §7). */
+/** The data of a stream payload, by name (docs/reference/live.md). */
 function streamData(name: string, ctx: DocContext): ModelPart | undefined {
   if (name === 'NullableRow') return { schema: nullableRows(ctx.collections), example: sampleRow(ctx) };
   if (name === 'Page') return { schema: page(ctx.collections), example: { items: [sampleRow(ctx)], total: 1 } };
@@ -120,7 +120,7 @@ export function modelSchemas(name: string, ctx: DocContext): ModelPart {
     case 'CustomName': {
       const names = [...new Set(ctx.customTables.flatMap((c) => Object.keys(c.rules?.custom ?? {})))];
       const byTable = ctx.customTables.map((c) => `\`${c.name}\`: ${Object.keys(c.rules?.custom ?? {}).join(', ')}`).join('; ');
-      const description = `A custom operation registered in the table's rules${byTable ? ` (${byTable})` : ''}. Any other name is 404 (SPEC §13.7).`;
+      const description = `A custom operation registered in the table's rules${byTable ? ` (${byTable})` : ''}. Any other name is 404 (docs/reference/data.md).`;
       return { schema: names.length ? { type: 'string', enum: names, description } : { type: 'string', description } };
     }
   }

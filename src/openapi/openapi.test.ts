@@ -1,5 +1,5 @@
 /**
- * The generated document (SPEC §11, §13.13): it validates, lists every collection, hides
+ * The generated document (docs/reference/dashboard.md): it validates, lists every collection, hides
  * password, and describes every route of the route table from its declaration.
  */
 import { openApiPath } from './context.js';
@@ -51,7 +51,7 @@ describe('validity', () => {
   });
 });
 
-describe('collections (SPEC §13.13)', () => {
+describe('collections (docs/reference/dashboard.md)', () => {
   it('TableName lists every declared table and view, closed ones included', () => {
     const expected = [...project.tables.map((t) => t.name), ...(project.views ?? []).map((v) => v.name)];
     expect(new Set(schemas.TableName.enum)).toEqual(new Set(expected));
@@ -197,7 +197,7 @@ describe('routes', () => {
     expect(doc.paths['/db'].post.responses['429'].$ref).toBe('#/components/responses/RateLimited');
   });
 
-  it('capped reads and streams document RESPONSE_TOO_LARGE in their 400; other routes do not (SPEC §4)', () => {
+  it('capped reads and streams document RESPONSE_TOO_LARGE in their 400; other routes do not (docs/reference/data.md)', () => {
     const ref = (method: string, path: string) => doc.paths[path][method].responses['400'].$ref;
     for (const p of ['/db', '/db/list', '/db/stream', '/db/stream/list', '/db/stream/count']) expect(ref('get', p), p).toBe('#/components/responses/BadRequestOrTooLarge');
     for (const [m, p] of [
@@ -211,7 +211,7 @@ describe('routes', () => {
     expect(doc.components.responses.BadRequest.description).not.toContain('RESPONSE_TOO_LARGE');
   });
 
-  it('routes that read a JSON body document 413 and 415 (SPEC §2); body-less routes neither', () => {
+  it('routes that read a JSON body document 413 and 415 (docs/reference/conventions.md); body-less routes neither', () => {
     for (const [m, p] of [
       ['post', '/db'],
       ['get', '/db/list'],

@@ -9,7 +9,7 @@ type Doc = { paths: Record<string, Record<string, JsonSchema>>; components: Reco
 
 /**
  * Any request can be answered 400 before it reaches a route: a malformed request line or
- * headers (SPEC §2 envelope, `BAD_REQUEST`). Operations that declare no other client error say so.
+ * headers (docs/reference/conventions.md envelope, `BAD_REQUEST`). Operations that declare no other client error say so.
  */
 export function ensureClientError(doc: Doc): void {
   for (const item of Object.values(doc.paths)) {

@@ -1,7 +1,7 @@
 /**
- * JSON schemas of column values (SPEC §3) as OpenAPI 3.0.3 schema objects, and example values.
+ * JSON schemas of column values (docs/reference/columns.md) as OpenAPI 3.0.3 schema objects, and example values.
  * Output schemas describe what rows hold; input schemas what a request may send (timestamps also
- * as epoch milliseconds, §3).
+ * as epoch milliseconds, docs/reference/columns.md).
  */
 import type { CollectionModel, ColumnModel } from '../core/model.js';
 import type { ScalarKind } from '../define/columns.js';
@@ -30,7 +30,7 @@ function timestampOutput(): JsonSchema {
   return { type: 'string', format: 'date-time', example: ISO_EXAMPLE };
 }
 
-/** An ISO-8601 string or epoch milliseconds (SPEC §3). */
+/** An ISO-8601 string or epoch milliseconds (docs/reference/columns.md). */
 export function timestampInput(): JsonSchema {
   return {
     oneOf: [

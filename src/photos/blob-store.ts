@@ -1,5 +1,5 @@
 /**
- * Where photo bytes live (SPEC §1: `<data>/photos/`). An interface so another backend (object
+ * Where photo bytes live (docs/reference/configuration.md: `<data>/photos/`). An interface so another backend (object
  * storage) can replace the filesystem later; `FsBlobStore` is the one we ship.
  *
  * Layout under the root:
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../core/errors.js';
 
-/** Photo ids (SPEC §3, prefix `ph`). Checked before any path is built, so no traversal. */
+/** Photo ids (docs/reference/columns.md, prefix `ph`). Checked before any path is built, so no traversal. */
 export const PHOTO_ID = /^ph_[0-9a-z]{16,32}$/;
 
 export interface ByteRange {
@@ -151,7 +151,7 @@ export class FsBlobStore implements BlobStore {
   async commit(tempPath: string, id: string): Promise<void> {
     const target = this.path(id);
     // fsync the bytes before the rename, and the folder after it: a photo answered 2xx must
-    // survive a crash (SPEC §6 durability, applied to the blob its row points at).
+    // survive a crash (docs/reference/rules-and-hooks.md durability, applied to the blob its row points at).
     const handle = await open(tempPath, 'r+');
     try {
       await handle.sync();

@@ -1,5 +1,5 @@
 /**
- * Photo bytes and thumbnails kept in the database (SPEC §14: on PostgreSQL, every node serves
+ * Photo bytes and thumbnails kept in the database (docs/reference/scaling.md: on PostgreSQL, every node serves
  * every photo), with this node's data folder as a cache. The interface stays BlobStore, so an
  * S3-compatible store can take this one's place later.
  *

@@ -1,4 +1,4 @@
-/** Which blob store a server uses: on PostgreSQL the database (every node serves every photo, SPEC §14); on SQLite the data folder. */
+/** Which blob store a server uses: on PostgreSQL the database (every node serves every photo, docs/reference/scaling.md); on SQLite the data folder. */
 import { join } from 'node:path';
 import type { Driver } from '../storage/driver.js';
 import { DbBlobStore, prepareBlobTable } from './db-blob-store.js';

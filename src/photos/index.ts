@@ -1,4 +1,4 @@
-/** Photos (SPEC §10): upload limits and sniffing, blob store, thumbnails, serving. */
+/** Photos (docs/reference/photos.md): upload limits and sniffing, blob store, thumbnails, serving. */
 export { createPhotoService, photosTable, photosTableFor, DEFAULT_PHOTO_MAX_BYTES, DEFAULT_PHOTO_MIME_TYPES } from './service.js';
 export type { PhotoRepo, PhotoService, PhotoServiceOptions } from './service.js';
 export { receiveUpload, MULTIPART_SLACK } from './upload.js';

@@ -1,6 +1,6 @@
 /**
  * The pass-through stream every uploaded byte goes through on its way to the temp file. It
- * enforces SPEC §10's limits while the bytes flow, so nothing is buffered beyond a small header:
+ * enforces docs/reference/photos.md's limits while the bytes flow, so nothing is buffered beyond a small header:
  * - size: fails the moment the count passes `maxBytes` (413);
  * - type: decided from the first bytes' signature, checked against the allow-list and against
  *   the declared type (415);

@@ -1,5 +1,5 @@
 /**
- * Answering `GET /img/{id}` for a photo the caller already authorized (SPEC §10): the bytes with
+ * Answering `GET /img/{id}` for a photo the caller already authorized (docs/reference/photos.md): the bytes with
  * `Content-Type`, `Content-Length`, a strong `ETag`, `Cache-Control`, `X-Content-Type-Options`;
  * `If-None-Match` → 304; single byte ranges → 206 (RFC 9110 §14); HEAD answers headers only.
  *
@@ -19,7 +19,7 @@ export type RangeResult = { kind: 'none' } | { kind: 'range'; start: number; end
 /**
  * One `Range` header against a representation of `size` bytes (RFC 9110 §14.1.2). Only a single
  * range is honoured; several ranges, other units and malformed values are ignored (a full 200),
- * which §14.2 permits.
+ * which RFC 9110 §14.2 permits.
  */
 export function parseRange(header: string | undefined, size: number): RangeResult {
   if (!header) return { kind: 'none' };
@@ -34,7 +34,7 @@ export function parseRange(header: string | undefined, size: number): RangeResul
     return { kind: 'range', start: Math.max(0, size - n), end: size - 1 };
   }
   const start = Number(first);
-  if (last !== '' && Number(last) < start) return { kind: 'none' }; // invalid per §14.1.1: ignore the header
+  if (last !== '' && Number(last) < start) return { kind: 'none' }; // invalid per RFC 9110 §14.1.1: ignore the header
   if (start >= size) return { kind: 'unsatisfiable' };
   return { kind: 'range', start, end: last === '' ? size - 1 : Math.min(Number(last), size - 1) };
 }
@@ -102,7 +102,7 @@ export async function servePhoto(req: RequestHead, out: Sink, options: ServePhot
       return;
     }
     headers['Accept-Ranges'] = 'bytes';
-    // Range is defined for GET only (§14.2); HEAD answers what a plain GET would.
+    // Range is defined for GET only (RFC 9110 §14.2); HEAD answers what a plain GET would.
     const range = req.method === 'GET' && ifRangeHolds(req.headers['if-range'] as string | undefined, etag) ? parseRange(req.headers.range, size) : { kind: 'none' as const };
     if (range.kind === 'unsatisfiable') {
       const body = JSON.stringify({ error: { code: 'RANGE_NOT_SATISFIABLE', message: 'The requested range is not satisfiable' } });

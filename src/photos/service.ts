@@ -1,6 +1,6 @@
 /**
- * The photo routes below HTTP routing (SPEC §10). The caller routes `POST /img`, `GET /img/{id}`
- * and `DELETE /img/{id}` here after the rate limiter; this module applies the order the seed
+ * The photo routes below HTTP routing (docs/reference/photos.md). The caller routes `POST /img`, `GET /img/{id}`
+ * and `DELETE /img/{id}` here after the rate limiter; this module applies the documented order
  * fixes: limits (413 / 415) before rules, rules before any write.
  *
  *   upload:  receive (size, type, dimensions) → canUpload (default deny) → commit blob → insert row
@@ -33,12 +33,12 @@ const PHOTO_COLUMNS = {
   createdAt: column.createdAt(),
 };
 
-/** The `_photos` metadata table (SPEC §10), declared with the definition API; closed to /db. */
+/** The `_photos` metadata table (docs/reference/photos.md), declared with the definition API; closed to /db. */
 export const photosTable = table('_photos', { prefix: 'ph', columns: PHOTO_COLUMNS });
 
 /**
  * `_photos` with the project's `photos.tableRules`, which open it to reads through /db
- * (SPEC §10); without them it is `photosTable`, closed. Writes stay denied: rows change only
+ * (docs/reference/photos.md); without them it is `photosTable`, closed. Writes stay denied: rows change only
  * through `/img`.
  */
 export function photosTableFor(options: PhotoOptions | undefined): typeof photosTable {
@@ -91,7 +91,7 @@ export interface PhotoService {
   stopRecovery(): Promise<void>;
 }
 
-/** Unset rules take the seed's defaults; a set rule allows only on a literal `true`. */
+/** Unset rules take the documented defaults (docs/reference/photos.md); a set rule allows only on a literal `true`. */
 async function allows<A extends unknown[]>(rule: ((...args: A) => Verdict) | undefined, byDefault: boolean, ...args: A): Promise<boolean> {
   if (!rule) return byDefault;
   return (await rule(...args)) === true;
@@ -127,7 +127,7 @@ export function createPhotoService(config: PhotoServiceOptions): PhotoService {
     allowedMimeTypes,
 
     async upload(req, jwt) {
-      // Limits before rules (SPEC §10): an oversized or wrong-typed body is 413 / 415 for everyone.
+      // Limits before rules (docs/reference/photos.md): an oversized or wrong-typed body is 413 / 415 for everyone.
       const received = await receiveUpload(req, { maxBytes, allowedMimeTypes, tempDir: store.tempDir });
       let mark: string | null = null;
       let id: string | null = null;
@@ -170,7 +170,7 @@ export function createPhotoService(config: PhotoServiceOptions): PhotoService {
 
     async serve(req, out, id, jwt, thumb) {
       const photo = await get(id, jwt);
-      // Rules before shape (SPEC §5): a denied caller gets 403 even with a malformed thumb.
+      // Rules before shape (docs/reference/rules-and-hooks.md): a denied caller gets 403 even with a malformed thumb.
       const size = parseThumb(thumb);
       await servePhoto(req, out, { photo, store, thumb: size, thumbnails });
     },

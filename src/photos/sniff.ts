@@ -1,5 +1,5 @@
 /**
- * Image type and size from the first bytes (SPEC §10: the type is decided from the bytes'
+ * Image type and size from the first bytes (docs/reference/photos.md: the type is decided from the bytes'
  * signature, never from a file name or a declared Content-Type). Every read is bounds-checked:
  * hostile or truncated input yields `null`, never an exception or an out-of-range read.
  */

@@ -1,5 +1,5 @@
 /**
- * Thumbnails for `GET /img/{id}?thumb=WxH` (SPEC §10, §13.17): a copy that fits inside W×H,
+ * Thumbnails for `GET /img/{id}?thumb=WxH` (docs/reference/photos.md): a copy that fits inside W×H,
  * keeping the aspect ratio and the original's format, never enlarged. Each size is made once and
  * cached under the blob store; concurrent requests for one size share one promise.
  *

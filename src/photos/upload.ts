@@ -1,5 +1,5 @@
 /**
- * Receiving `POST /img` (SPEC §10): `multipart/form-data` with one file part named `file`, or a
+ * Receiving `POST /img` (docs/reference/photos.md): `multipart/form-data` with one file part named `file`, or a
  * raw body with an `image/*` Content-Type. The bytes stream to a temp file through
  * `UploadInspector`, which enforces size, type and dimensions as they flow; nothing but a small
  * header is held in memory. Every failure removes the temp file before the promise rejects.
@@ -64,7 +64,7 @@ export async function receiveUpload(req: RequestStream, options: UploadOptions):
   if (!multipart && !kind.startsWith('image/')) {
     throw badRequest('Send multipart/form-data with one file part named "file", or a raw image/* body');
   }
-  // Fail before reading anything when the client announces too much (SPEC §10: cut off early).
+  // Fail before reading anything when the client announces too much (docs/reference/photos.md: cut off early).
   const declared = declaredLength(req);
   if (declared !== null && declared > options.maxBytes + (multipart ? MULTIPART_SLACK : 0)) throw tooLarge();
 
@@ -186,7 +186,7 @@ class UploadRun {
     if (this.#settled) return;
     this.#settled = true;
     const req = this.#req;
-    // Stop reading now (SPEC §10), without destroying the socket the answer must go out on.
+    // Stop reading now (docs/reference/photos.md), without destroying the socket the answer must go out on.
     req.unpipe();
     req.pause();
     this.#detach();

@@ -1,6 +1,6 @@
 /**
  * Stages 1–2's front, the one path every route family takes (docs/lifecycle.md): the rate limit
- * (429 first, SPEC §9), then the bearer token (401 INVALID_TOKEN when bad, SPEC §8) and the
+ * (429 first, docs/reference/rate-limits.md), then the bearer token (401 INVALID_TOKEN when bad, docs/reference/auth.md) and the
  * route's access level. The table rules of /db (pipeline/authorize.ts) and a route's own rule
  * (email.canSend, auth.canSignUp) follow on the verified token.
  */

@@ -1,6 +1,6 @@
 /**
  * Step 2 (after the token, pipeline/admit.ts): rules decide before any SQL. Unset means deny; a table without rules denies
- * everything; views deny every write, admins included (SPEC §5). Rules are pure functions of
+ * everything; views deny every write, admins included (docs/reference/rules-and-hooks.md). Rules are pure functions of
  * the token, so decisions are cached: per token object (the auth layer hands out one object per
  * distinct token) and per collection for anonymous callers.
  */

@@ -1,5 +1,5 @@
 /**
- * Step 5: the row filter, one batch per page (seed, pipeline rule 5). If any returned row fails
+ * Step 5: the row filter, one batch per page (docs/reference/rules-and-hooks.md). If any returned row fails
  * the row rule, the whole request is 403. Skipped when the collection has no row rule or
  * declares requiresPerRowCheck: false. Writes check their rows inside the transaction instead.
  */

@@ -1,5 +1,5 @@
 /**
- * The request pipeline, in the seed's fixed order (docs/lifecycle.md). A step runs only if the
+ * The request pipeline, in its fixed order (docs/lifecycle.md). A step runs only if the
  * previous one passed:
  *
  *   1 rate limit → 2 token + rules → 3 operations (plan) → 4 execution → 5 row filter → 6 extensions
@@ -44,7 +44,7 @@ export async function runPipeline(rt: Runtime, o: Operation): Promise<PipelineRe
   return { data: done.data, noContent: done.noContent === true, plan };
 }
 
-/** Steps 2–3 (seed, pipeline rule 1); the live read (live-read.ts) runs the same two. */
+/** Steps 2–3 (docs/reference/rules-and-hooks.md); the live read (live-read.ts) runs the same two. */
 export async function authorizeAndPlan(o: Operation): Promise<Plan> {
   await authorize(o); //                                        2
   return planOperation(o); //                                   3

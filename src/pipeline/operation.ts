@@ -12,7 +12,7 @@ export interface Operation {
   readonly collection: CollectionModel;
   /** The parsed JSON body (an object; shape not yet checked). */
   readonly body: Record<string, unknown>;
-  /** The Authorization header as sent; verified in step 2 (seed, pipeline rule 3). */
+  /** The Authorization header as sent; verified in step 2 (docs/reference/rules-and-hooks.md). */
   readonly authorization: string | undefined;
   /** Set by step 2: the decoded token, or null when none was sent. */
   jwt: Jwt | null;
@@ -21,7 +21,7 @@ export interface Operation {
   readonly custom?: string;
 }
 
-/** Rate-limit operation per SPEC §9: many-forms and streams share their single/read form. */
+/** Rate-limit operation per docs/reference/rate-limits.md: many-forms and streams share their single/read form. */
 export const POLICY_OP: Record<DataOp, string> = {
   get: 'get',
   streamOne: 'get',
@@ -39,7 +39,7 @@ export const POLICY_OP: Record<DataOp, string> = {
   customMany: 'custom',
 };
 
-/** The table rule deciding each operation (seed, Authentication rule 5). */
+/** The table rule deciding each operation (docs/reference/auth.md). */
 export const RULE_OF: Record<DataOp, 'canView' | 'canList' | 'canCount' | 'canCreate' | 'canUpdate' | 'canDelete' | 'custom'> = {
   get: 'canView',
   streamOne: 'canView',

@@ -1,5 +1,5 @@
 /**
- * Step 1: rate limit by client IP × table × operation (SPEC §9). 429 before any token, rule,
+ * Step 1: rate limit by client IP × table × operation (docs/reference/rate-limits.md). 429 before any token, rule,
  * body-shape check or SQL, for every route family: /db and streams key by the table the body
  * names, auth by the auth table, photos by `_photos`, later families by their own table.
  */

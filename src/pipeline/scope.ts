@@ -1,5 +1,5 @@
 /**
- * A request's scope for trusted hook work (SPEC §6): the hook context, the shared budget of 10
+ * A request's scope for trusted hook work (docs/reference/rules-and-hooks.md): the hook context, the shared budget of 10
  * additional mutations, and mutations queued before the request's commit, which run only once it
  * has committed (and are dropped if it fails). Nested hook writes get a child scope that shares
  * the budget.

@@ -1,5 +1,5 @@
 /**
- * Turns the project's `push` options into providers when the server starts (SPEC §11b). Every key
+ * Turns the project's `push` options into providers when the server starts (docs/reference/push.md). Every key
  * is read and imported here, so a malformed `.p8` or a service account without `private_key` stops
  * `serve` with one line naming the variable (or option) instead of failing at the first send.
  */

@@ -46,7 +46,7 @@ interface FcmError {
   error?: { status?: string; message?: string; details?: { '@type'?: string; errorCode?: string }[] };
 }
 
-/** SPEC §11b: UNREGISTERED, or a 400/404 about the token, means the device is gone. */
+/** docs/reference/push.md: UNREGISTERED, or a 400/404 about the token, means the device is gone. */
 function isDeadToken(status: number, body: FcmError): boolean {
   const codes = (body.error?.details ?? []).map((d) => d.errorCode);
   if (codes.includes('UNREGISTERED') || status === 404) return true;

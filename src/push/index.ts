@@ -1,4 +1,4 @@
-/** Push notifications (SPEC §11b): providers, devices, the durable queue and its delivery worker. */
+/** Push notifications (docs/reference/push.md): providers, devices, the durable queue and its delivery worker. */
 export { setupPush, PushConfigError } from './config.js';
 export type { PushSetup } from './config.js';
 export { createPushService, MAX_LIST, MAX_PAYLOAD_BYTES, MAX_TARGET_USERS } from './service.js';

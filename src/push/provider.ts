@@ -1,6 +1,6 @@
 /**
  * The one small interface every push provider implements (web-push.ts, fcm.ts, apns.ts), and the
- * outcome vocabulary the delivery worker acts on (SPEC §11b).
+ * outcome vocabulary the delivery worker acts on (docs/reference/push.md).
  */
 import type { PushMessage } from '../define/types.js';
 

@@ -1,5 +1,5 @@
 /**
- * The push module's own tables (SPEC §11b), declared with the definition API so they migrate with
+ * The push module's own tables (docs/reference/push.md), declared with the definition API so they migrate with
  * the other internal tables. No rules: `/db` never serves them. Times in the queue are integer
  * epoch milliseconds (compared in SQL without parsing, the same on SQLite and PostgreSQL).
  */

@@ -1,5 +1,5 @@
 /**
- * The push service (SPEC §11b): devices (register, list, unregister), `send` (the runtime's
+ * The push service (docs/reference/push.md): devices (register, list, unregister), `send` (the runtime's
  * PushSender behind `ctx.push.send`), and the delivery worker. Takes and returns values; the HTTP
  * routes and the composition root call it.
  */
@@ -130,7 +130,7 @@ export function createPushService(o: PushServiceOptions) {
       return store.list(o.reader, caller(jwt), MAX_LIST);
     },
 
-    /** Another user's device answers 404 like an unknown one (SPEC §11b). */
+    /** Another user's device answers 404 like an unknown one (docs/reference/push.md). */
     async unregister(jwt: Jwt | null, id: unknown): Promise<void> {
       const userId = caller(jwt);
       if (!isString(id, 64)) throw badRequest('/id', 'id is required');

@@ -62,7 +62,7 @@ export function pushStore(d: Dialect) {
   const toDevice = (r: RawRow): Device => ({ id: String(r.id), platform: r.platform as Platform, userId: String(r.userId), createdAt: String(r.createdAt) });
 
   return {
-    /** Registers (platform, token) for `userId`; a token already known moves to `userId` (SPEC §11b). */
+    /** Registers (platform, token) for `userId`; a token already known moves to `userId` (docs/reference/push.md). */
     async register(tx: SqlRunner, v: { id: string; platform: Platform; token: string; subscription: string | null; userId: string; now: string; maxPerUser: number }): Promise<Device> {
       const found = await S.findDevice(tx, v.platform, v.token);
       if (!found) {

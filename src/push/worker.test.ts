@@ -1,5 +1,5 @@
 /**
- * Leases across nodes (SPEC §11b: at-least-once, no double send while a lease is live): two
+ * Leases across nodes (docs/reference/push.md: at-least-once, no double send while a lease is live): two
  * workers on one queue stand in for two nodes. A held row's lease is renewed, so the other node
  * never takes it; when its holder dies the lease runs out and the other node sends it; the dead
  * holder's late outcome does not touch the new claim (fenced by `attempts`).

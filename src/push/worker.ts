@@ -1,5 +1,5 @@
 /**
- * The delivery worker (SPEC §11b): drains `_push_queue` in the background.
+ * The delivery worker (docs/reference/push.md): drains `_push_queue` in the background.
  *
  *   claim (lease rows, one write job per provider) → send (≤ concurrency per provider in flight)
  *   → record outcomes (batched into one write job): sent → delete; dead → delete the device and

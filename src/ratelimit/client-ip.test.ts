@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clientKey, createAddressOf, createClientIp, normalizeIp, trustedProxyList } from './client-ip.js';
 
-describe('createAddressOf without trusted proxies (the default, SPEC §13.1)', () => {
+describe('createAddressOf without trusted proxies (the default, docs/reference/rate-limits.md)', () => {
   const clientIp = createAddressOf([]);
   it('answers the socket address and ignores X-Forwarded-For', () => {
     expect(clientIp('203.0.113.7', '198.51.100.1')).toBe('203.0.113.7');
@@ -108,7 +108,7 @@ describe('normalizeIp', () => {
   });
 });
 
-describe('clientKey: IPv6 clients are keyed by their /64 (SPEC §9)', () => {
+describe('clientKey: IPv6 clients are keyed by their /64 (docs/reference/rate-limits.md)', () => {
   it.each([
     ['203.0.113.7', '203.0.113.7'],
     ['2001:db8::1', '2001:db8:0:0::/64'],

@@ -1,5 +1,5 @@
 /**
- * The client IP that rate limits count by (SPEC §9, §13.1): the socket's peer address, unless
+ * The client IP that rate limits count by (docs/reference/rate-limits.md): the socket's peer address, unless
  * that peer is a configured trusted proxy, in which case X-Forwarded-For is walked from the right
  * past trusted proxies and the first address that is not one is the client. Entries to the left
  * of it were written by the client itself and are never believed.
@@ -62,7 +62,7 @@ function parseForwarded(entry: string): string | null {
 }
 
 /**
- * The key one client is counted under (SPEC §9): an IPv4 address as is; an IPv6 address by its
+ * The key one client is counted under (docs/reference/rate-limits.md): an IPv4 address as is; an IPv6 address by its
  * /64 prefix, since one subscriber usually holds a whole /64 and could otherwise rotate through
  * 2^64 addresses to reset every limit and stream cap. Expects Node's canonical spelling
  * (inet_ntop or normalizeIp); answers e.g. `2001:db8:0:7::/64`.
@@ -111,7 +111,7 @@ export function trustedProxyList(trustedProxies: readonly string[]): BlockList {
 
 /**
  * Builds the client-key function of one server: the client's address as `clientKey` spells it
- * (IPv6 by /64). With no trusted proxies (the default, SPEC §13.1) it keys the socket address
+ * (IPv6 by /64). With no trusted proxies (the default, docs/reference/rate-limits.md) it keys the socket address
  * and never reads X-Forwarded-For.
  */
 export function createClientIp(trustedProxies: readonly string[] = []): ClientIp {

@@ -1,5 +1,5 @@
 /**
- * Step 1 of the pipeline (SPEC §9): count requests per client IP × table × operation and refuse
+ * Step 1 of the pipeline (docs/reference/rate-limits.md): count requests per client IP × table × operation and refuse
  * with 429 before any rule runs or SQL is built. The store is swappable (memory or Redis); the
  * resolver has every (table, op) policy precomputed, so an unlimited route costs two Map lookups.
  *
@@ -31,7 +31,7 @@ export interface RateLimiter<R extends HitOutcome = HitOutcome> {
   readonly resolver: PolicyResolver;
 }
 
-/** `RateLimit-*` headers for an answer on a limited route (SPEC §9). */
+/** `RateLimit-*` headers for an answer on a limited route (docs/reference/rate-limits.md). */
 export function rateLimitHeaders(result: HitResult): RateLimitHeaders {
   return {
     'RateLimit-Limit': String(result.limit),
@@ -40,7 +40,7 @@ export function rateLimitHeaders(result: HitResult): RateLimitHeaders {
   };
 }
 
-/** The 429 for a refused request, carrying `Retry-After` (SPEC §13.11) and the RateLimit-* headers. */
+/** The 429 for a refused request, carrying `Retry-After` (docs/reference/rate-limits.md) and the RateLimit-* headers. */
 export function rateLimitedError(result: HitResult): ApiError {
   // A flood of refusals is exactly when 429s are hot; capturing a stack (the bulk of an Error's
   // cost) for an expected refusal buys nothing.

@@ -1,11 +1,11 @@
 /**
- * In-process rate-limit store: an exact sliding log per key (SPEC §9). Each key keeps the
+ * In-process rate-limit store: an exact sliding log per key (docs/reference/rate-limits.md). Each key keeps the
  * timestamps of its admitted requests still inside the window in a ring buffer of at most
  * maxRequests entries, so a request is admitted iff fewer than maxRequests were admitted in the
  * preceding window — no window-length interval ever admits more. Rejected requests are not
  * recorded.
  *
- * Memory stays bounded under many distinct IPs (SPEC §9): every hit also inspects a couple of keys
+ * Memory stays bounded under many distinct IPs (docs/reference/rate-limits.md): every hit also inspects a couple of keys
  * at a sweep cursor and drops those whose newest timestamp has left the window (O(1) per request,
  * the whole map covered every ~size/2 hits), and a hard cap on keys evicts the least recently
  * used one. Evicting a live key forgets its count — the price of a hard bound; an attacker who

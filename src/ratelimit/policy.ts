@@ -1,5 +1,5 @@
 /**
- * Policy resolution (SPEC §9): for every (table, operation) the project can serve, the effective
+ * Policy resolution (docs/reference/rate-limits.md): for every (table, operation) the project can serve, the effective
  * `{maxRequests, windowMs}` or null (unlimited), computed once at start so step 1 of the pipeline
  * costs two Map lookups and no allocation. Invalid policies fail here, at start.
  */
@@ -9,7 +9,7 @@ import { parseWindow } from './window.js';
 
 export type DataPolicyOp = 'get' | 'list' | 'count' | 'create' | 'update' | 'delete';
 export type AuthPolicyOp = 'signUp' | 'signIn' | 'refresh' | 'verifyEmail' | 'confirm' | 'passwordReset' | 'otp' | 'magicLink' | 'oauth';
-/** Auth routes that may be called without a table (SPEC §8): keyed `auth:<operation>`. */
+/** Auth routes that may be called without a table (docs/reference/auth.md): keyed `auth:<operation>`. */
 export type TablelessAuthOp = 'refresh' | 'confirm' | 'logout' | 'changeEmail' | 'oauth';
 export type PhotoPolicyOp = 'upload' | 'view' | 'delete';
 /** Many-forms and streams pass their single/read form (`createMany` → `create`, stream-list → `list`). */
@@ -25,7 +25,7 @@ export const TABLELESS_AUTH_OPS: readonly TablelessAuthOp[] = Object.freeze(['re
 export const AUTH_NO_TABLE = 'auth:';
 export const PHOTO_OPS: readonly PhotoPolicyOp[] = Object.freeze(['upload', 'view', 'delete']);
 
-/** The device routes of SPEC §11b are limited under `_push_devices` with these operations. */
+/** The device routes of docs/reference/push.md are limited under `_push_devices` with these operations. */
 export const PUSH_TABLE = '_push_devices';
 export const PUSH_OPS = Object.freeze(['register', 'list', 'unregister'] as const);
 
@@ -43,7 +43,7 @@ export interface RoutePolicy extends NormalizedPolicy {
   readonly route: string;
 }
 
-/** SPEC §9 / seed Limits: 100 requests per minute for every key nothing overrides. */
+/** docs/reference/rate-limits.md: 100 requests per minute for every key nothing overrides. */
 export const DEFAULT_POLICY: NormalizedPolicy = Object.freeze({ maxRequests: 100, windowMs: 60_000 });
 
 /**
@@ -83,7 +83,7 @@ class Builder {
     this.#default = defaultPolicy;
   }
 
-  /** `setting` undefined: the default; null: unlimited (SPEC §9). */
+  /** `setting` undefined: the default; null: unlimited (docs/reference/rate-limits.md). */
   set(table: string, op: string, setting: PolicySetting | undefined, where: string): void {
     let ops = this.#byTable.get(table);
     if (ops === undefined) this.#byTable.set(table, (ops = new Map()));
@@ -131,7 +131,7 @@ export function createPolicyResolver(model: ProjectModel, defaults?: RateLimitPo
     const customNames = Object.keys(c.rules?.custom ?? {});
     checkKeys(policies, c.auth ? [...DATA_OPS, 'custom', ...AUTH_OPS] : [...DATA_OPS, 'custom'], `${kind} "${c.name}"`);
     for (const op of DATA_OPS) b.set(c.name, op, policies[op], where(op));
-    // Custom operations count per registered name only (seed Limits rule 3).
+    // Custom operations count per registered name only (docs/reference/rate-limits.md).
     const custom = policies.custom ?? {};
     for (const name of Object.keys(custom)) {
       if (!customNames.includes(name)) throw new Error(`${kind} "${c.name}": policies.custom names "${name}", which its rules do not register`);
@@ -144,7 +144,7 @@ export function createPolicyResolver(model: ProjectModel, defaults?: RateLimitPo
   checkKeys(authPolicies, TABLELESS_AUTH_OPS, 'auth.policies');
   for (const op of TABLELESS_AUTH_OPS) b.set(AUTH_NO_TABLE, op, authPolicies[op], `auth policy "${op}"`);
 
-  // Photo routes (SPEC §10) are limited under `_photos`; their `delete` (DELETE /img/{id})
+  // Photo routes (docs/reference/photos.md) are limited under `_photos`; their `delete` (DELETE /img/{id})
   // replaces the /db delete of `_photos`, which photo table rules never allow anyway.
   const photoPolicies = project.photos?.policies ?? {};
   checkKeys(photoPolicies, PHOTO_OPS, 'photos.policies');

@@ -1,6 +1,6 @@
 /**
  * Redis rate-limit store, for several server processes sharing counters. Same exact sliding log
- * as the memory store (SPEC §9), kept as a sorted set of admitted-request timestamps per key and
+ * as the memory store (docs/reference/rate-limits.md), kept as a sorted set of admitted-request timestamps per key and
  * updated by one Lua script, so check-and-count is atomic across processes. The client is any
  * object with ioredis' `eval` (and optionally `evalsha`, which saves resending the script).
  */

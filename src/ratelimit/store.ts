@@ -1,12 +1,12 @@
 /**
  * The rate-limit store: one small interface with a memory implementation (one process) and a
  * Redis one (several processes sharing counters), like the other swappable parts
- * (ARCHITECTURE.md, habit 3). Both keep an exact sliding log (SPEC §9).
+ * (ARCHITECTURE.md, habit 3). Both keep an exact sliding log (docs/reference/rate-limits.md).
  */
 import type { NormalizedPolicy } from './policy.js';
 
 export interface HitResult {
-  /** False: over the limit; the request was not counted (SPEC §9). */
+  /** False: over the limit; the request was not counted (docs/reference/rate-limits.md). */
   readonly allowed: boolean;
   /** The policy's maxRequests (`RateLimit-Limit`). */
   readonly limit: number;
@@ -14,7 +14,7 @@ export interface HitResult {
   readonly remaining: number;
   /** Whole seconds until the oldest counted request leaves the window (`RateLimit-Reset`). */
   readonly resetSeconds: number;
-  /** Whole seconds (1 ..= window) until a request would be admitted; 0 when allowed (SPEC §13.11). */
+  /** Whole seconds (1 ..= window) until a request would be admitted; 0 when allowed (docs/reference/rate-limits.md). */
   readonly retryAfterSeconds: number;
 }
 
@@ -31,7 +31,7 @@ export interface RateLimitStore<R extends HitOutcome = HitOutcome> {
 /**
  * Whole seconds until `untilMs` (an absolute time), clamped to 1 ..= ceil(window / 1000): a
  * client waiting that long is admitted, and a clock step backwards never yields more than the
- * window (SPEC §13.11). Sub-second windows answer 1, the smallest whole second.
+ * window (docs/reference/rate-limits.md). Sub-second windows answer 1, the smallest whole second.
  */
 export function secondsUntil(untilMs: number, now: number, windowMs: number): number {
   const max = Math.ceil(windowMs / 1000);

@@ -1,5 +1,5 @@
 /**
- * Rate-limit windows (SPEC §9): `window` is a number of milliseconds or a string such as "500ms",
+ * Rate-limit windows (docs/reference/rate-limits.md): `window` is a number of milliseconds or a string such as "500ms",
  * "10s", "1m", "1h", "1d". Parsed once when the project is compiled, so a typo fails at start
  * with a message naming the bad value instead of silently limiting wrongly at request time.
  */

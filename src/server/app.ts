@@ -2,7 +2,7 @@
  * The composition root. createApp(project, config) assembles the runtime (database, writer,
  * limiter, tokens, email, live engine, photos), the narrow `Services` route handlers receive, and
  * the route table, in one place; nothing below src/server/ imports it. Shutdown reverses it
- * (SPEC §1): stop accepting, finish in-flight requests and queued writes, close streams, close
+ * (docs/reference/configuration.md): stop accepting, finish in-flight requests and queued writes, close streams, close
  * the database.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -191,7 +191,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
   opened.add('push', () => push.stop());
   rt.push = push;
   const READ = { one: 'get', list: 'list', count: 'count' } as const;
-  // A re-run whose payload would pass maxResponseBytes ends its streams with RESPONSE_TOO_LARGE (SPEC §4).
+  // A re-run whose payload would pass maxResponseBytes ends its streams with RESPONSE_TOO_LARGE (docs/reference/data.md).
   // The primary's figures include the workers' streams, as last gathered (before every server-wide read).
   let workerLive: readonly LiveFigures[] = [];
   const census = trackLive(
@@ -250,7 +250,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
     get dashboard() {
       return dashboard;
     },
-    // SPEC §11: generated once per start, from the declarations and the model, on first request.
+    // docs/reference/dashboard.md: generated once per start, from the declarations and the model, on first request.
     // The server is `/`: wherever the document was fetched from, behind proxies and on any port.
     get openapi() {
       if (!document) {

@@ -1,4 +1,4 @@
-/** The hooks' `ctx.email`: verification and reset emails carry a fresh single-use token (SPEC §8). */
+/** The hooks' `ctx.email`: verification and reset emails carry a fresh single-use token (docs/reference/auth.md). */
 import type { AuthServices } from '../auth/index.js';
 import type { EmailService } from '../email/index.js';
 import type { EmailSender } from '../core/runtime.js';

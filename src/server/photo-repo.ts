@@ -1,4 +1,4 @@
-/** `_photos` rows through the serialized writer, so photo metadata follows the one-writer rule (SPEC §6). */
+/** `_photos` rows through the serialized writer, so photo metadata follows the one-writer rule (docs/reference/rules-and-hooks.md). */
 import type { PhotoRow } from '../define/project.js';
 import type { PhotoRepo } from '../photos/index.js';
 import { byColumnPlan, type Row } from '../storage/plan.js';

@@ -1,6 +1,6 @@
 /**
- * The compiler's SQLite output (SPEC §4): identifiers only from the schema, every value a bound
- * parameter, null-aware `ne`/`nin` (§13.5), and statements SQLite runs with the meaning the where
+ * The compiler's SQLite output (docs/reference/data.md): identifiers only from the schema, every value a bound
+ * parameter, null-aware `ne`/`nin` (docs/reference/where.md), and statements SQLite runs with the meaning the where
  * grammar gives them. Plans come from the real where parser (src/testing/model.ts).
  */
 import Database from 'better-sqlite3';
@@ -22,7 +22,7 @@ describe('where → SQL, one operator at a time', () => {
   const cases: [string, unknown, string, unknown[]][] = [
     ['eq', { priority: { eq: 2 } }, '"priority" = ?', [2]],
     ['eq null is IS NULL, no parameter', { ownerId: { eq: null } }, '"owner_id" IS NULL', []],
-    ['ne keeps rows where the column is null (§13.5)', { ownerId: { ne: 'x' } }, '("owner_id" IS NULL OR "owner_id" <> ?)', ['x']],
+    ['ne keeps rows where the column is null (docs/reference/where.md)', { ownerId: { ne: 'x' } }, '("owner_id" IS NULL OR "owner_id" <> ?)', ['x']],
     ['ne null is IS NOT NULL', { ownerId: { ne: null } }, '"owner_id" IS NOT NULL', []],
     ['gt', { priority: { gt: 1 } }, '"priority" > ?', [1]],
     ['gte', { score: { gte: 1.5 } }, '"score" >= ?', [1.5]],
@@ -46,7 +46,7 @@ describe('where → SQL, one operator at a time', () => {
   it('text matching binds the client text as a parameter, never in the SQL', () => {
     for (const op of ['contains', 'startsWith', 'endsWith']) {
       const { sql, params } = whereOf({ title: { [op]: "x' OR 1=1 --*" } });
-      // instr/substr, never GLOB or LIKE (SPEC §4: cheap whatever the stored text's length).
+      // instr/substr, never GLOB or LIKE (docs/reference/data.md: cheap whatever the stored text's length).
       expect(sql).toMatch(/^(instr|substr)\("title", .*\?/);
       expect(sql).not.toMatch(/OR 1=1|GLOB|LIKE/);
       expect(params.filter((p) => typeof p === 'string')).toEqual(["x' OR 1=1 --*"]);

@@ -1,6 +1,6 @@
 /**
  * Plans → SQL text and parameters. Every identifier comes from the compiled schema (never from a
- * request) and every value is a bound parameter (SPEC §4). Dialect differences go through
+ * request) and every value is a bound parameter (docs/reference/data.md). Dialect differences go through
  * `Dialect`, so PostgreSQL uses this file unchanged.
  */
 import type { CollectionModel, ColumnModel } from '../core/model.js';
@@ -80,7 +80,7 @@ function compileCmp(d: Dialect, column: ColumnModel, op: string, value: unknown,
     case 'eq':
       return value === null ? `${col} IS NULL` : `${col} = ${enc(value)}`;
     case 'ne':
-      // SPEC §13.5: null is a value, so `ne: x` matches rows where the column is null.
+      // docs/reference/where.md: null is a value, so `ne: x` matches rows where the column is null.
       return value === null ? `${col} IS NOT NULL` : `(${col} IS NULL OR ${col} <> ${enc(value)})`;
     case 'gt':
       return `${col} > ${enc(value)}`;

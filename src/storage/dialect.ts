@@ -50,7 +50,7 @@ export interface Dialect {
   /** Builds a decoder for rows selected with camelCase aliases: database values → JSON values, in place. */
   decoder(columns: readonly ColumnModel[]): (raw: RawRow) => Row;
   /**
-   * Case-sensitive text predicates where % and _ are literal (SPEC §4). `bind` adds a parameter
+   * Case-sensitive text predicates where % and _ are literal (docs/reference/data.md). `bind` adds a parameter
    * and answers its placeholder.
    */
   textMatch(op: 'contains' | 'startsWith' | 'endsWith', column: string, value: string, bind: Bind): string;

@@ -63,7 +63,7 @@ export function driverConformance(harness: DriverHarness): void {
       expect(await ids(w('note', 'endsWith', ''))).toEqual(['it_a2', 'it_a3', 'it_a4']);
     });
 
-    it('compares with SQL-null semantics made explicit (SPEC §4, §13.5)', async () => {
+    it('compares with SQL-null semantics made explicit (docs/reference/data.md, docs/reference/where.md)', async () => {
       expect(await ids(w('note', 'eq', null))).toEqual(['it_a1', 'it_a5']);
       expect(await ids(w('note', 'ne', null))).toEqual(['it_a2', 'it_a3', 'it_a4']);
       expect(await ids(w('note', 'ne', 'N'))).toEqual(['it_a1', 'it_a2', 'it_a4', 'it_a5']);

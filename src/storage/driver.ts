@@ -27,7 +27,7 @@ export interface Driver extends SqlRunner {
   readonly dialect: Dialect;
   /** Write transactions that may run at once (SQLite: 1; PostgreSQL: its write pool less one). */
   readonly maxWriters?: number;
-  /** The database's name (PostgreSQL) or `sqlite`: the default Redis prefix names it (SPEC §14). */
+  /** The database's name (PostgreSQL) or `sqlite`: the default Redis prefix names it (docs/reference/scaling.md). */
   readonly databaseName: string;
   /** Runs `fn` in one write transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createIdGenerator } from './ids.js';
 
 describe('ids', () => {
-  it('have the SPEC §3 shape and sort in creation order, even within a millisecond or if the clock steps back', () => {
+  it('have the docs/reference/columns.md shape and sort in creation order, even within a millisecond or if the clock steps back', () => {
     let t = 1_700_000_000_000;
     const clock = () => t;
     const next = createIdGenerator(clock);

@@ -1,5 +1,5 @@
 /**
- * Row ids: `<prefix>_<remainder>` (SPEC §3). The remainder is 20 chars of [0-9a-z]: 10 of
+ * Row ids: `<prefix>_<remainder>` (docs/reference/columns.md). The remainder is 20 chars of [0-9a-z]: 10 of
  * zero-padded base-36 milliseconds, 4 of a per-millisecond counter, 6 random. Fixed width makes
  * the string order the creation order within one process, even if the clock steps back.
  */

@@ -1,5 +1,5 @@
 /**
- * Which database a server, a migration or an admin command opens (SPEC §1): PostgreSQL when a
+ * Which database a server, a migration or an admin command opens (docs/reference/configuration.md): PostgreSQL when a
  * `postgres://` URL is given (`--database` or `DATABASE_URL`), else the SQLite file in the data
  * folder.
  */

@@ -16,7 +16,7 @@ export type WhereNode =
   | { readonly kind: 'or'; readonly items: readonly WhereNode[] }
   | { readonly kind: 'not'; readonly item: WhereNode }
   /**
-   * `eq`/`ne` with `null` value: null-aware (SPEC §4, §13.5). `in`/`nin`: value is an array.
+   * `eq`/`ne` with `null` value: null-aware (docs/reference/data.md, docs/reference/where.md). `in`/`nin`: value is an array.
    * `isNull`: value is a boolean. `has`: value is one list item.
    */
   | { readonly kind: 'cmp'; readonly column: ColumnModel; readonly op: CompareOp; readonly value: unknown };

@@ -1,5 +1,5 @@
 /**
- * The one serialized writer (SPEC §6). Every mutation — data writes, sign-up, photo metadata,
+ * The one serialized writer (docs/reference/rules-and-hooks.md). Every mutation — data writes, sign-up, photo metadata,
  * hook-queued and cron writes — is a job submitted here. Jobs that wait while a transaction runs
  * are committed together in the next one (group commit), each inside its own savepoint so one
  * failing job never undoes another. A job's promise settles only after its transaction commits,

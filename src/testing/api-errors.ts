@@ -1,5 +1,5 @@
 /**
- * How unit tests catch the one error type of the catalog (`src/core/errors.ts`, SPEC §2): each
+ * How unit tests catch the one error type of the catalog (`src/core/errors.ts`, docs/reference/conventions.md): each
  * helper answers the ApiError a piece of work failed with, and rethrows anything else, so a test
  * that expects `INVALID_TOKEN` can never pass on a TypeError. Nothing here is used outside tests.
  */

@@ -1,5 +1,5 @@
 /**
- * End-to-end: the auth flows that go through email (SPEC §8, §13.3, §13.4, §13.16) — verification
+ * End-to-end: the auth flows that go through email (docs/reference/auth.md) — verification
  * and password reset through the outbox folder, then a real SMTP delivery — the admin-only routes
  * (`/email`, `/dashboard/metrics`), and the promise that a plaintext password never reaches a
  * response, a log line or any file in the data folder.

@@ -1,5 +1,5 @@
 /**
- * End-to-end: password sign-up and sign-in on the conformance project (SPEC §8, §12, §13.2): the
+ * End-to-end: password sign-up and sign-in on the conformance project (docs/reference/auth.md, docs/reference/conformance.md): the
  * answer's shape, the refusals (as a scenario table), and one identical 401 for every failed
  * sign-in.
  */
@@ -70,7 +70,7 @@ scenarios('sign-up refusals', ctx, [
   signUpAs('403 for admins: the table exists but its canSignUp denies', { table: 'admins', email: uniqueEmail('adm') }, 403, 'FORBIDDEN'),
 ]);
 
-/** Every auth route answers 404 for a table that is not an auth table, an unknown table, or none (SPEC §13.2). */
+/** Every auth route answers 404 for a table that is not an auth table, an unknown table, or none (docs/reference/auth.md). */
 const notAuthTables: [string, Record<string, unknown>][] = [
   ['a table', { table: 'tasks' }],
   ['a view', { table: 'task_board' }],

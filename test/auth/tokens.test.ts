@@ -1,6 +1,6 @@
 /**
  * End-to-end: the access token and its claims, refresh rotation with reuse detection, logout, the
- * `users` row rules, and revocations across a restart (SPEC §8, §12, §13.4, §13.15, §13.16).
+ * `users` row rules, and revocations across a restart (docs/reference/auth.md, docs/reference/conformance.md).
  * Sign-up and sign-in are in sign-up-in.test.ts; email flows, the admin-only routes and the
  * plaintext-password sweep in email.test.ts.
  */
@@ -152,7 +152,7 @@ scenarios('refresh refusals', ctx, [
   refresh('400 for a missing refresh token', {}, 400, 'BAD_REQUEST'),
 ]);
 
-describe('users row rules (SPEC §12)', { timeout: 180_000 }, () => {
+describe('users row rules (docs/reference/conformance.md)', { timeout: 180_000 }, () => {
   beforeAll(async () => {
     const [a, b] = [await newUser('rowA'), await newUser('rowB')];
     ctx.who = { a: a.auth, b: b.auth, admin: bearer(adminToken) };

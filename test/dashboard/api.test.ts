@@ -1,5 +1,5 @@
 /**
- * The admin API under /dashboard/ (SPEC §11, §11a) over HTTP: every /dashboard/ route of the
+ * The admin API under /dashboard/ (docs/reference/dashboard.md) over HTTP: every /dashboard/ route of the
  * OpenAPI document answers 401 without a token and 403 for a user token; rows go through the
  * writer with hooks and validation; cron run-now never overlaps; the request log finds a request
  * by its id and never holds bodies or tokens; the page's security headers.

@@ -1,5 +1,5 @@
 /**
- * The dashboard in Chromium (issue #12 "Must show", SPEC §11a). Elements are found by role and
+ * The dashboard in Chromium (issue #12 "Must show", docs/reference/dashboard.md). Elements are found by role and
  * accessible name only. Every test fails on a console error, an uncaught exception or a request
  * to another origin. Timings (load, sign-in, 100-row render) are printed, never asserted.
  * DASHBOARD_SCREENSHOTS=<dir> also writes the README's screenshots there.

@@ -1,6 +1,6 @@
 /**
- * End-to-end: create, get, update and delete through /db on the conformance project (SPEC §4,
- * §12). Single-request expectations are scenario tables; stateful sequences are ordinary tests.
+ * End-to-end: create, get, update and delete through /db on the conformance project (docs/reference/data.md,
+ * docs/reference/conformance.md). Single-request expectations are scenario tables; stateful sequences are ordinary tests.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useServer } from '../helpers/lifecycle.js';

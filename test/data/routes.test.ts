@@ -1,5 +1,5 @@
 /**
- * End-to-end: the rest of /db on the conformance project (SPEC §2, §4, §9, §12): views, custom
+ * End-to-end: the rest of /db on the conformance project (docs/reference/conventions.md, docs/reference/data.md, docs/reference/rate-limits.md, docs/reference/conformance.md): views, custom
  * operations, closed tables and the HTTP conventions every route shares.
  */
 import { describe, expect, it } from 'vitest';
@@ -39,7 +39,7 @@ scenarios('custom operations and closed tables', ctx, [
   { name: '501 for a registered name with no handler', method: 'PATCH', path: '/db/custom/archive', body: { table: 'tasks', where: {} }, status: 501, code: 'NOT_IMPLEMENTED' },
   { name: '403 without the rule', method: 'PATCH', path: '/db/custom/complete', body: { table: 'tasks', where: {} }, status: 403 },
   {
-    name: 'errors after step 1 still carry the RateLimit-* headers of a limited route (SPEC §9)',
+    name: 'errors after step 1 still carry the RateLimit-* headers of a limited route (docs/reference/rate-limits.md)',
     method: 'GET',
     path: '/db/count',
     body: { table: 'secrets' },
@@ -67,7 +67,7 @@ describe('custom operations', () => {
 
 const malformed = (name: string, method: string, path: string, body?: string): Scenario => ({ name: `400 for ${name}`, method, path, body, status: 400, code: 'BAD_REQUEST' });
 
-scenarios('HTTP conventions (SPEC §2)', ctx, [
+scenarios('HTTP conventions (docs/reference/conventions.md)', ctx, [
   malformed('broken JSON', 'POST', '/db', '{not json'),
   malformed('a JSON array', 'POST', '/db', '[]'),
   malformed('an empty object', 'POST', '/db', '{}'),

@@ -1,5 +1,5 @@
 /**
- * End-to-end: rules that need a signed-in caller — the row filter (SPEC §5: any returned row
+ * End-to-end: rules that need a signed-in caller — the row filter (docs/reference/rules-and-hooks.md: any returned row
  * failing canView makes the request 403), list update forms, and the `complete` custom operation.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +30,7 @@ scenarios("the row filter on notes: a note shows only to its owner; a page with 
   { name: "a page holding another's note is 403", method: 'GET', path: '/db/list', as: 'bob', body: { table: 'notes' }, status: 403 },
   { name: 'an empty page is fine', method: 'GET', path: '/db/list', as: 'bob', body: { table: 'notes', where: { ownerId: { eq: 'nobody' } } }, status: 200, data: { items: [], total: 0 } },
   {
-    name: 'count is not row-filtered (SPEC §13.19)',
+    name: 'count is not row-filtered (docs/reference/data.md)',
     method: 'GET',
     path: '/db/count',
     as: 'bob',

@@ -1,5 +1,5 @@
 /**
- * End-to-end: list, count and the where grammar of SPEC §4 (and §13.5 on null) against three
+ * End-to-end: list, count and the where grammar of docs/reference/data.md (and docs/reference/where.md on null) against three
  * rows no other test touches; malformed filters are refused before any SQL exists.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +30,7 @@ const A = 'Alpha';
 const B = 'beta 100%';
 const G = 'gamma_x';
 
-describe('every operator (SPEC §4)', () => {
+describe('every operator (docs/reference/data.md)', () => {
   const cases: [what: string, where: object, titles: string[]][] = [
     ['eq', { priority: { eq: 2 } }, [B]],
     ['ne', { priority: { ne: 2 } }, [A, G]],
@@ -49,7 +49,7 @@ describe('every operator (SPEC §4)', () => {
     ['isNull true', { ownerId: { isNull: true } }, [B]],
     ['isNull false', { ownerId: { isNull: false } }, [A, G]],
     ['eq null', { ownerId: { eq: null } }, [B]],
-    ['ne treats null as a value (§13.5)', { ownerId: { ne: 'o1' } }, [B, G]],
+    ['ne treats null as a value (docs/reference/where.md)', { ownerId: { ne: 'o1' } }, [B, G]],
     ['nin treats null as a value', { ownerId: { nin: ['o1'] } }, [B, G]],
     ['has on a list', { tags: { has: 'blue' } }, [A, B]],
     ['eq on a boolean', { isComplete: { eq: true } }, [G]],
@@ -83,7 +83,7 @@ describe('order, pages and totals', () => {
 });
 
 const ctx: ScenarioContext = { server: s, who: {}, vars: {} };
-/** No SQL text, driver name or source path in any refusal (SPEC §2). */
+/** No SQL text, driver name or source path in any refusal (docs/reference/conventions.md). */
 const LEAKS = [/SELECT|sqlite|at .*\.ts/i];
 const badWhere = (why: string, where: unknown): Scenario => ({
   name: `400 for ${why}`,

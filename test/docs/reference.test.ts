@@ -42,7 +42,7 @@ function brokenLinks(file: string): string[] {
 
 describe('docs/reference', () => {
   it('generated pages match the code (run `npm run docs:reference` after changing routes, commands or errors)', async () => {
-    const pages = await referencePages(ROOT);
+    const pages = await referencePages();
     for (const [name, text] of Object.entries(pages)) expect(readFileSync(join(REF, name), 'utf8'), name).toBe(text);
   }, 60_000);
 

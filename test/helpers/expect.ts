@@ -1,5 +1,5 @@
 /**
- * Assertions end-to-end tests share: the SPEC §2 error envelope.
+ * Assertions end-to-end tests share: the docs/reference/conventions.md error envelope.
  */
 import { expect } from 'vitest';
 
@@ -17,7 +17,7 @@ export function errorCodeOf(json: unknown): unknown {
   return typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
 }
 
-/** The answer is `status` with the error envelope's `code` (SPEC §2). */
+/** The answer is `status` with the error envelope's `code` (docs/reference/conventions.md). */
 export function expectError(r: Answered, status: number, code: string): void {
   expect(r.status, r.text ?? JSON.stringify(r.json)).toBe(status);
   expect(errorCodeOf(r.json), r.text ?? JSON.stringify(r.json)).toBe(code);

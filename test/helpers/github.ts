@@ -1,5 +1,5 @@
 /**
- * A loopback stand-in for GitHub's OAuth endpoints and user APIs (the `github` preset, SPEC §8a):
+ * A loopback stand-in for GitHub's OAuth endpoints and user APIs (the `github` preset, docs/reference/auth.md):
  * authorize → code (remembering the PKCE challenge), access_token (checks the client secret and
  * the PKCE verifier), /user and /user/emails for the account the test picks next.
  */

@@ -1,5 +1,5 @@
 /**
- * The world the live-query tests share (SPEC §7): a conformance server with a short heartbeat,
+ * The world the live-query tests share (docs/reference/live.md): a conformance server with a short heartbeat,
  * two users (alice, bob), optionally an admin (for `/dashboard/metrics`), and streams that are
  * all closed after each test so none outlives it.
  */

@@ -1,5 +1,5 @@
 /**
- * The photo routes' test world (SPEC §10): a conformance server with an admin and two users
+ * The photo routes' test world (docs/reference/photos.md): a conformance server with an admin and two users
  * (owner, stranger), sample images, and the requests the /img tests send: raw and multipart
  * uploads, binary answers, and uploads written the way a client that does not wait would.
  */
@@ -142,7 +142,7 @@ export async function sendBinary<T = Envelope>(base: string, method: string, pat
   return { status: r.status, headers: r.headers, bytes, json: parseJson<T>(bytes.toString('utf8')), text: bytes.toString('utf8') };
 }
 
-/** `multipart/form-data` with one part; `name` defaults to the field the SPEC names, `file`. */
+/** `multipart/form-data` with one part; `name` defaults to the field the upload route reads, `file`. */
 export function multipart(bytes: Buffer, type: string, filename = 'photo.bin', name = 'file') {
   const boundary = `----tb${randomBytes(8).toString('hex')}`;
   const head = `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`;

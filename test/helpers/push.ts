@@ -1,5 +1,5 @@
 /**
- * The push world of the end-to-end tests (SPEC §11b, §12): a throw-away CA, the TLS stand-ins for
+ * The push world of the end-to-end tests (docs/reference/push.md, docs/reference/conformance.md): a throw-away CA, the TLS stand-ins for
  * Web Push, FCM and APNs (push-standins.ts), fresh provider keys, and the PUSH_* environment that
  * points the conformance project at them, plus small clients for the device routes.
  */

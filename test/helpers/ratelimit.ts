@@ -1,5 +1,5 @@
 /**
- * Rate-limit tests (SPEC §9, §13.1, §13.11) speak from many loopback addresses: counters are keyed
+ * Rate-limit tests (docs/reference/rate-limits.md) speak from many loopback addresses: counters are keyed
  * by client IP × table × operation, and 127.0.0.0/8 is all loopback on Linux, so every test binds
  * its own `localAddress` and never shares a counter or waits for another test's window.
  */
@@ -73,7 +73,7 @@ export function expectAdmitted(r: Answer, limit: number, remaining: number, what
   expect(r.headers['ratelimit-remaining'], what).toBe(String(remaining));
 }
 
-/** A 429 as SPEC §2 / §9 / §13.11 describe it. */
+/** A 429 as docs/reference/conventions.md and docs/reference/rate-limits.md describe it. */
 export function expectLimited(r: Answer, limit: number, windowSeconds: number, what: string): void {
   expect(r.status, `${what}: ${JSON.stringify(r.json)}`).toBe(429);
   expect(r.json?.error?.code, what).toBe('RATE_LIMITED');

@@ -1,5 +1,5 @@
 /**
- * Rows through the /db API (SPEC §4) for end-to-end tests that need data to act on.
+ * Rows through the /db API (docs/reference/data.md) for end-to-end tests that need data to act on.
  */
 import { expect } from 'vitest';
 import type { Row, TestServer } from './server.js';

@@ -27,7 +27,7 @@ export interface ScenarioContext {
 /** A value, or one computed when the scenario runs (ids known only then). */
 export type Lazy<T> = T | ((ctx: ScenarioContext) => T);
 
-/** An effect a hook must have had once the request answered (SPEC §6: after-hooks run after commit). */
+/** An effect a hook must have had once the request answered (docs/reference/rules-and-hooks.md: after-hooks run after commit). */
 export type HookEffect =
   /** The conformance `audit` rows for `ref` (default: the answered row's id), actions in order, exactly. */
   | { audit: string[]; ref?: Lazy<string> }
@@ -38,7 +38,7 @@ export interface Scenario {
   name: string;
   method: string;
   path: string;
-  /** JSON body; a GET sends it in `?body=` (SPEC §2) unless `bodyInQuery: false`. A string is sent as is. */
+  /** JSON body; a GET sends it in `?body=` (docs/reference/conventions.md) unless `bodyInQuery: false`. A string is sent as is. */
   body?: Lazy<string | number | boolean | object | null>;
   bodyInQuery?: boolean;
   /** Who calls: a key of `ctx.who`; absent means no token. */
@@ -46,7 +46,7 @@ export interface Scenario {
   headers?: Record<string, string>;
   /** The expected HTTP status. */
   status: number;
-  /** The expected `error.code` (SPEC §2); implies a JSON error envelope. */
+  /** The expected `error.code` (docs/reference/conventions.md); implies a JSON error envelope. */
   code?: string;
   /** The answer's `data` must equal this. */
   data?: Lazy<unknown>;

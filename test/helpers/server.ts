@@ -31,7 +31,7 @@ export function freePort(): Promise<number> {
 /** A row as the API answers it: its `id`, and the other columns as `unknown` until a test narrows them. */
 export type Row = { id: string } & Record<string, unknown>;
 
-/** The SPEC §2 error envelope's `error`. */
+/** The docs/reference/conventions.md error envelope's `error`. */
 export interface ApiError {
   code: string;
   message: string;
@@ -39,7 +39,7 @@ export interface ApiError {
   details: { path: string; message: string }[];
 }
 
-/** What sign-up, sign-in and refresh answer in `data` (SPEC §8). */
+/** What sign-up, sign-in and refresh answer in `data` (docs/reference/auth.md). */
 export interface SessionData {
   user: Row & { email: string };
   accessToken: string;
@@ -48,7 +48,7 @@ export interface SessionData {
 }
 
 /**
- * How a test reads an answer's JSON unless it asks `call<T>` for a precise shape: the SPEC §2
+ * How a test reads an answer's JSON unless it asks `call<T>` for a precise shape: the docs/reference/conventions.md
  * envelope, `data` (a row, a page of rows, a list of rows or a session) or `error`. A real answer
  * carries only one of these; all are declared so a test reads the one it expects without narrowing.
  */
@@ -113,7 +113,7 @@ const databases = new Map<string, Promise<TestDatabase>>();
 export async function databaseArgs(dataDir: string): Promise<string[]> {
   if (process.env.TABLEBASE_TEST_DB !== 'postgres') return [];
   if (!databases.has(dataDir)) databases.set(dataDir, createTestDatabase());
-  // SPEC §12: the PostgreSQL run also shares through Redis (a fresh REDIS_PREFIX per server).
+  // docs/reference/conformance.md: the PostgreSQL run also shares through Redis (a fresh REDIS_PREFIX per server).
   return ['--database', (await databases.get(dataDir)!).url, '--redis', process.env.TABLEBASE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'];
 }
 
@@ -204,7 +204,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     throw new Error(`server did not start:\n${output}`);
   }
   const call = async <T = Envelope>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> => {
-    // fetch refuses a GET with a body; SPEC §2 allows one, so send those through node:http.
+    // fetch refuses a GET with a body; docs/reference/conventions.md allows one, so send those through node:http.
     if (body !== undefined && (method === 'GET' || method === 'HEAD')) return rawRequest<T>(base, method, path, body, headers);
     const init: RequestInit = { method, headers: { ...headers } };
     if (body !== undefined) {

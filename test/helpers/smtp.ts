@@ -1,5 +1,5 @@
 /**
- * A real SMTP server for end-to-end tests (SPEC §11: `SMTP_URL`): `smtp-server` on a free loopback
+ * A real SMTP server for end-to-end tests (docs/reference/dashboard.md: `SMTP_URL`): `smtp-server` on a free loopback
  * port in the test process, keeping every message it accepts, plus a small MIME reader for what
  * nodemailer sends (RFC 2045 transfer encodings, RFC 2046 multipart) so tests can read the
  * decoded text and HTML parts.

@@ -1,5 +1,5 @@
 /**
- * A client for the live-query routes in end-to-end tests (SPEC §7). It opens one HTTP request on
+ * A client for the live-query routes in end-to-end tests (docs/reference/live.md). It opens one HTTP request on
  * its own socket, parses the framing it asked for (SSE by default, NDJSON with `format:
  * 'ndjson'`) into frames, and lets a test await them in order. It keeps the raw text too, so the
  * framing itself can be asserted byte for byte.

@@ -1,5 +1,5 @@
 /**
- * Users and admins for end-to-end tests (SPEC §8): the one `signUp` / `signIn` every test file
+ * Users and admins for end-to-end tests (docs/reference/auth.md): the one `signUp` / `signIn` every test file
  * uses, unique emails, and an admin row made with the CLI before a server opens its data folder.
  */
 import { execFile } from 'node:child_process';
@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { expect } from 'vitest';
 import { bearer, databaseArgs, ROOT, secret, startServer, type ApiError, type Reply, type SessionData, type StartOptions, type TestServer } from './server.js';
 
-/** The password `signUp` uses unless told otherwise (within SPEC §8's 8..1024 characters). */
+/** The password `signUp` uses unless told otherwise (within docs/reference/auth.md's 8..1024 characters). */
 export const PASSWORD = 'a long password';
 
 /** What sign-up, sign-in and refresh answer, plus the two things every test wants from it. */

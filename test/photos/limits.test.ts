@@ -1,5 +1,5 @@
 /**
- * End-to-end: the limits of /img (SPEC §9, §10, §13.17): rate-limit headers on every answer, size
+ * End-to-end: the limits of /img (docs/reference/rate-limits.md, docs/reference/photos.md): rate-limit headers on every answer, size
  * and type refused before the rules look at the token, and a 50 MB upload cut off near the
  * limit. The conformance project allows PNG and JPEG up to 262144 bytes; `canUpload` needs a token.
  */
@@ -28,7 +28,7 @@ describe('rate limits', () => {
     answers.push(await send('DELETE', `/img/${up.json.data.id}`, { headers: bearer(owner.token) }));
     answers.push(await postEarly(bigPng, 'image/png')); // 413
     expect(answers.map((a) => a.status)).toEqual([200, 403, 415, 200, 404, 204, 413]);
-    // The project sets no photo policies: the default 100 a minute per IP and operation (SPEC §9).
+    // The project sets no photo policies: the default 100 a minute per IP and operation (docs/reference/rate-limits.md).
     expect(answers.map((a) => a.headers.get('ratelimit-limit'))).toEqual(Array(answers.length).fill('100'));
     for (const a of answers) expect(a.headers.get('ratelimit-reset'), String(a.status)).toMatch(/^\d+$/);
     // These are the first /img requests of the file, and upload, view and delete count apart.

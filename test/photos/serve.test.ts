@@ -1,5 +1,5 @@
 /**
- * End-to-end: serving photos (SPEC §10, §13.17): the exact bytes with caching headers to anyone,
+ * End-to-end: serving photos (docs/reference/photos.md): the exact bytes with caching headers to anyone,
  * HEAD, conditional and range requests, thumbnails, and 404/400 for what is not there.
  */
 import sharp from 'sharp';

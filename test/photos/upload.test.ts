@@ -1,5 +1,5 @@
 /**
- * End-to-end: uploading and deleting photos (SPEC §10, §12 photos row): raw and multipart bodies,
+ * End-to-end: uploading and deleting photos (docs/reference/photos.md, docs/reference/conformance.md photos row): raw and multipart bodies,
  * the metadata answered, who may delete (the owner or an admin), and the `_photos` table kept
  * out of /db.
  */

@@ -1,5 +1,5 @@
 /**
- * Push end to end (SPEC §11b, §12): devices, and delivery from the conformance `messages` hook to
+ * Push end to end (docs/reference/push.md, docs/reference/conformance.md): devices, and delivery from the conformance `messages` hook to
  * loopback TLS stand-ins for Web Push, FCM and APNs that verify what the real services verify
  * (helpers/push-standins.ts); then the counts in /dashboard/metrics and /dashboard/push.
  */

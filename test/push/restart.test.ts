@@ -1,5 +1,5 @@
 /**
- * Push across restarts and configurations (SPEC §11b, §12): a queued message survives kill -9,
+ * Push across restarts and configurations (docs/reference/push.md, docs/reference/conformance.md): a queued message survives kill -9,
  * outgoing TLS is verified, an unconfigured platform is refused, and a malformed key stops `serve`
  * with one line naming its variable. Each case starts its own server against the stand-ins.
  */

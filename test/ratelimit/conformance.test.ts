@@ -1,6 +1,6 @@
 /**
- * End-to-end: rate limiting at step 1 of the pipeline on the conformance project (SPEC §9, §13.1,
- * §13.11): every operation's policy and the routes that share its counter, unlimited delete,
+ * End-to-end: rate limiting at step 1 of the pipeline on the conformance project (docs/reference/rate-limits.md,
+ * docs/reference/rate-limits.md): every operation's policy and the routes that share its counter, unlimited delete,
  * unknown custom names, and 429 before the body and before the rules. Every test speaks from its
  * own loopback address (test/helpers/ratelimit.ts).
  */
@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useServer } from '../helpers/lifecycle.js';
 import { expectAdmitted, expectLimited, freshIp, hit } from '../helpers/ratelimit.js';
 
-describe('the conformance project (SPEC §12 `limited`: 3 per 10 s; update default; delete null; custom:bump 2 per 10 s)', () => {
+describe('the conformance project (docs/reference/conformance.md `limited`: 3 per 10 s; update default; delete null; custom:bump 2 per 10 s)', () => {
   const s = useServer();
   let rowId: string;
   beforeAll(async () => {
@@ -20,7 +20,7 @@ describe('the conformance project (SPEC §12 `limited`: 3 per 10 s; update defau
   const byId = () => ({ table: 'limited', where: { id: { eq: rowId } } });
   const all = { table: 'limited' };
   const page = { table: 'limited', limit: 1 };
-  // Every operation → its policy, with every route (`METHOD path`: body) that shares the counter (SPEC §9).
+  // Every operation → its policy, with every route (`METHOD path`: body) that shares the counter (docs/reference/rate-limits.md).
   const mapping: { op: string; limit: number; window: number; forms: Record<string, () => unknown> }[] = [
     { op: 'get', limit: 3, window: 10, forms: { 'GET /db': byId, 'GET /db/stream': byId } },
     { op: 'list', limit: 3, window: 10, forms: { 'GET /db/list': () => page, 'GET /db/stream/list': () => page } },
@@ -117,7 +117,7 @@ describe('the conformance project (SPEC §12 `limited`: 3 per 10 s; update defau
     expectLimited(await hit(s, ip, 'GET', '/db/count', { table: 'secrets', where: { nope: { eq: 1 } } }), 100, 60, 'secrets count, malformed, #102');
   });
 
-  it('a spoofed X-Forwarded-For is ignored: no trusted proxies by default (SPEC §13.1)', async () => {
+  it('a spoofed X-Forwarded-For is ignored: no trusted proxies by default (docs/reference/rate-limits.md)', async () => {
     const ip = freshIp();
     for (let i = 0; i < 3; i++) {
       expectAdmitted(await hit(s, ip, 'GET', '/db/count', { table: 'limited' }, { 'x-forwarded-for': `203.0.113.${i + 1}` }), 3, 2 - i, `count #${i + 1}`);

@@ -1,6 +1,6 @@
 /**
  * End-to-end: the sliding window (`test/fixtures/ratelimit`: 3 per second) and X-Forwarded-For
- * trust (`test/fixtures/proxy`: `trustedProxies: ['127.0.0.1']`) of SPEC §9 and §13.1.
+ * trust (`test/fixtures/proxy`: `trustedProxies: ['127.0.0.1']`) of docs/reference/rate-limits.md.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

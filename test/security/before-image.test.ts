@@ -1,5 +1,5 @@
 /**
- * SPEC §5: custom operations write as trusted code, so the before-image check (the caller's row
+ * docs/reference/rules-and-hooks.md: custom operations write as trusted code, so the before-image check (the caller's row
  * canView on every matched row, before the handler runs) is what keeps one user from rewriting or
  * deleting another's rows through them. 403, and nothing written.
  */
@@ -22,7 +22,7 @@ afterAll(async () => {
   await s?.dispose();
 });
 
-describe('custom operations see only rows their caller can see (SPEC §5)', () => {
+describe('custom operations see only rows their caller can see (docs/reference/rules-and-hooks.md)', () => {
   it('retitle and purge of another user’s rows are 403 and write nothing; on one’s own rows they work', async () => {
     const ann = users.ann!;
     const ben = users.ben!;

@@ -1,5 +1,5 @@
 /**
- * A seeded fuzz of 2,000 bad requests over the JSON routes (SPEC §2, §4): mutated bodies, hostile
+ * A seeded fuzz of 2,000 bad requests over the JSON routes (docs/reference/conventions.md, docs/reference/data.md): mutated bodies, hostile
  * filters, wrong types, broken JSON and encodings, odd content types and tokens. No answer may be
  * a 5xx, and none may carry SQL text, a file path or a stack frame. The seed is printed on
  * failure; FUZZ_SEED replays one run.
@@ -89,7 +89,7 @@ function fuzzer(random: () => number) {
   const body = (method: string, path: string): unknown => {
     if (path.startsWith('/db') && random() < 0.5) return plausible(method, path);
     const b: Record<string, unknown> = {};
-    // Mostly open tables, so bodies get past the rules to the parsers (SPEC §5: shape errors come after rules).
+    // Mostly open tables, so bodies get past the rules to the parsers (docs/reference/rules-and-hooks.md: shape errors come after rules).
     if (random() < 0.9) b.table = random() < 0.7 ? pick(['tasks', 'events', 'big', 'task_board']) : pick(TABLES);
     if (random() < 0.7) b.where = where(0);
     if (random() < 0.3) b.object = random() < 0.5 ? value(0) : { [pick(COLUMNS)]: scalar(), title: scalar() };

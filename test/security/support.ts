@@ -37,7 +37,7 @@ export async function rssBytes(f: Fixture): Promise<number> {
   return r.json.data.memory.rssBytes;
 }
 
-/** A GET whose JSON travels in the request body (SPEC §2): bodies past the 64 KiB request line. */
+/** A GET whose JSON travels in the request body (docs/reference/conventions.md): bodies past the 64 KiB request line. */
 export function getWithBody(s: TestServer, path: string, body: unknown): Promise<Reply> {
   return s.call('GET', path, JSON.stringify(body));
 }
@@ -79,7 +79,7 @@ export function postChunked(s: TestServer, path: string, bytes: number, contentT
   });
 }
 
-/** Nothing internal in an answer: SQL, file paths, stack frames (SPEC §2). */
+/** Nothing internal in an answer: SQL, file paths, stack frames (docs/reference/conventions.md). */
 export function expectNoLeak(text: string): void {
   expect(text).not.toMatch(/SQLITE|sqlite|SELECT |INSERT |\bFROM "|\/work\/|\/tmp\/|node_modules|\.ts:\d+|\.js:\d+|\n\s+at /);
 }

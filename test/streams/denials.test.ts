@@ -1,5 +1,5 @@
 /**
- * End-to-end: live queries that are refused (SPEC §7, §9): ordinary JSON errors before streaming,
+ * End-to-end: live queries that are refused (docs/reference/live.md, docs/reference/rate-limits.md): ordinary JSON errors before streaming,
  * and the pipeline run again on each change (row filter, revoked token), including changes that
  * after-hooks make.
  */
@@ -51,7 +51,7 @@ describe('denials answer ordinary JSON before streaming', () => {
     expectError(await whenDone(await stream('/db/stream/list', { table: 'no_such_table' })), 404, 'NOT_FOUND');
   });
 
-  it('429 over the list policy, which streams share with /db/list (SPEC §9)', async () => {
+  it('429 over the list policy, which streams share with /db/list (docs/reference/rate-limits.md)', async () => {
     const t = tag();
     for (let i = 0; i < 2; i++) expect((await w.s.get('/db/list', { table: 'limited', where: { title: { eq: t } } })).status).toBe(200);
     const third = await stream('/db/stream/list', { table: 'limited', where: { title: { eq: t } } });

@@ -1,5 +1,5 @@
 /**
- * End-to-end: the live-query routes (SPEC §7): the payload on connect and after each change for
+ * End-to-end: the live-query routes (docs/reference/live.md): the payload on connect and after each change for
  * stream-one, stream-list and stream-count, and the SSE and NDJSON framing with heartbeats.
  * Denials and the per-change pipeline are in denials.test.ts; fan-out, caps and token expiry in
  * scale.test.ts. No timing assertions: every wait is for an event, with a generous timeout.

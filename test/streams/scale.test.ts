@@ -1,5 +1,5 @@
 /**
- * End-to-end: live queries at scale and at their limits (SPEC §7, §13.11): fan-out to hundreds of
+ * End-to-end: live queries at scale and at their limits (docs/reference/live.md, docs/reference/rate-limits.md): fan-out to hundreds of
  * streams, the release of every subscription after abrupt disconnects, the caps on open streams,
  * and a token that expires while its streams are open.
  */
@@ -81,7 +81,7 @@ describe('many streams', () => {
   });
 });
 
-describe('caps on open streams (SPEC §7, §13.11)', () => {
+describe('caps on open streams (docs/reference/live.md, docs/reference/rate-limits.md)', () => {
   const capped = useServer({ env: { TABLEBASE_MAX_STREAMS_PER_IP: '2', TABLEBASE_MAX_STREAMS: '3' } });
   const from = (ip: string) => stream('/db/stream/count', { table: 'tasks', where: {} }, { localAddress: ip }, capped);
 
@@ -112,7 +112,7 @@ describe('caps on open streams (SPEC §7, §13.11)', () => {
 /** The `exp` claim (seconds) of a JWT. */
 const expOf = (token: string): number => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).exp;
 
-describe('token expiry (SPEC §7)', () => {
+describe('token expiry (docs/reference/live.md)', () => {
   const short = useServer({ project: join(ROOT, 'test/fixtures/short-token') });
 
   it('an expired token ends the stream with one error event at the next change', async () => {

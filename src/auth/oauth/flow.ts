@@ -1,5 +1,5 @@
 /**
- * The OAuth / OpenID Connect sign-in flow (SPEC §8a) as a service: `start` answers the provider's
+ * The OAuth / OpenID Connect sign-in flow (docs/reference/auth.md) as a service: `start` answers the provider's
  * authorization URL (state, PKCE S256, nonce for OIDC), `callback` exchanges the code and answers
  * where to send the browser — `redirectTo` with the token pair in the fragment, or with
  * `#error=<code>`, never a token on failure.
@@ -30,7 +30,7 @@ export interface OAuthSettings {
 const MAX_REDIRECT_LENGTH = 2048;
 const HOST_RE = /^[A-Za-z0-9.-]{1,253}(:\d{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:\d{1,5})?$/;
 
-/** True when `url` is allowed by the list (SPEC §8a): exact match, or an entry ending in `*` as a prefix. */
+/** True when `url` is allowed by the list (docs/reference/auth.md): exact match, or an entry ending in `*` as a prefix. */
 export function redirectAllowed(url: string, allowList: readonly string[]): boolean {
   if (url.length > MAX_REDIRECT_LENGTH || url.includes('#') || /[\s\\]/.test(url)) return false;
   // Only URLs already in normal form: `/cb/../evil` would match a prefix yet land elsewhere.
@@ -66,7 +66,7 @@ export class OAuthService {
     }
   }
 
-  /** The auth table and the provider's flow, or 404 (SPEC §8a: an unknown provider is 404). */
+  /** The auth table and the provider's flow, or 404 (docs/reference/auth.md: an unknown provider is 404). */
   #provider(table: unknown, provider: string): { c: CollectionModel; flow: ProviderFlow } {
     const c = typeof table === 'string' ? this.#d.rt.model.collections.get(table) : undefined;
     const flow = c?.auth ? this.#flows.get(c.name)?.get(provider) : undefined;

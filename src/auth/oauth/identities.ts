@@ -1,4 +1,4 @@
-/** `_oauth_identities` (SPEC §8a): which provider account (provider, subject) is which user. */
+/** `_oauth_identities` (docs/reference/auth.md): which provider account (provider, subject) is which user. */
 import type { Dialect } from '../../storage/dialect.js';
 import type { SqlRunner } from '../../storage/driver.js';
 import { newId as defaultNewId } from '../../storage/ids.js';

@@ -1,6 +1,6 @@
 /**
  * `createOAuthService`: the one factory the composition root calls for OAuth / OIDC sign-in
- * (SPEC §8a). Providers come from each auth table's `oauth` option, the allow list and public
+ * (docs/reference/auth.md). Providers come from each auth table's `oauth` option, the allow list and public
  * origin from the project's `auth` settings.
  */
 import type { SqlRunner } from '../../storage/driver.js';

@@ -1,5 +1,5 @@
 /**
- * OAuth 2.0 / OpenID Connect providers (SPEC §8a), built on `openid-client` (v6; RFC 6749, RFC
+ * OAuth 2.0 / OpenID Connect providers (docs/reference/auth.md), built on `openid-client` (v6; RFC 6749, RFC
  * 7636 PKCE, OpenID Connect Core): the library does the protocol — authorization URL, code
  * exchange, ID-token validation against the issuer's JWKS (`iss`, `aud`, `exp`, `nonce`), userinfo.
  * This file only turns a project's provider entry into an `openid-client` Configuration and reads
@@ -146,7 +146,7 @@ function githubFlow(o: Extract<OAuthProviderOptions, { type: 'github' }>): Provi
       const user = (await get(userUrl, tokens.access_token)) as { id?: unknown };
       if (typeof user?.id !== 'number' && typeof user?.id !== 'string') throw new Error('GitHub user without id');
       const emails = (await get(emailsUrl, tokens.access_token)) as { email?: unknown; primary?: unknown; verified?: unknown }[];
-      // Only the verified primary address (SPEC §8a); anything else is not proof of ownership.
+      // Only the verified primary address (docs/reference/auth.md); anything else is not proof of ownership.
       const primary = Array.isArray(emails) ? emails.find((m) => m?.primary === true && m?.verified === true && typeof m.email === 'string') : undefined;
       return { subject: String(user.id), email: primary ? String(primary.email) : null, emailVerified: primary !== undefined };
     },

@@ -1,5 +1,5 @@
 /**
- * Pending OAuth sign-ins (SPEC §8a): `state`, the PKCE verifier and the OIDC nonce, stored
+ * Pending OAuth sign-ins (docs/reference/auth.md): `state`, the PKCE verifier and the OIDC nonce, stored
  * server-side (the database, so a callback may land on another node than the start), single-use
  * and expiring after 10 minutes. `state` is kept only as its SHA-256 (it is a bearer secret of
  * 256 bits); using it is one check-and-set UPDATE, so a replayed callback can never win twice.

@@ -1,6 +1,6 @@
 /**
  * The dashboard's one way to talk to the server: same origin only, the admin token in the
- * Authorization header, GET bodies in `?body=` (SPEC §2). An expired access token is refreshed
+ * Authorization header, GET bodies in `?body=` (docs/reference/conventions.md). An expired access token is refreshed
  * once; a refused refresh ends the session.
  */
 import { getSession, setSession } from './session';

@@ -1,4 +1,4 @@
-/** A uPlot line chart that follows its container's width (charts of the last hour, SPEC §11a Overview). */
+/** A uPlot line chart that follows its container's width (charts of the last hour, docs/reference/dashboard.md Overview). */
 import 'uplot/dist/uPlot.min.css';
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';

@@ -102,7 +102,7 @@ export function Tile(props: { label: string; value: string; hint?: string }) {
   );
 }
 
-/** `Previous page` / `Next page` around a summary (SPEC §11a Tables). */
+/** `Previous page` / `Next page` around a summary (docs/reference/dashboard.md Tables). */
 export function Pager(props: { offset: number; limit: number; total: number | undefined; summary: string; onOffset: (offset: number) => void }) {
   const { offset, limit, total } = props;
   return (

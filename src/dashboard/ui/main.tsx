@@ -1,5 +1,5 @@
 /**
- * The admin dashboard (SPEC §11a): sign-in, then a frame with a navigation landmark and one screen
+ * The admin dashboard (docs/reference/dashboard.md): sign-in, then a frame with a navigation landmark and one screen
  * per URL. Every name a person (or a screen reader, or a browser test) looks for is the
  * contract's exact text.
  */

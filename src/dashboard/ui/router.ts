@@ -1,6 +1,6 @@
 /**
  * Client-side routes on the History API: every screen has its own URL under /_/, so deep links,
- * reloads and the back button work (SPEC §11a Frame).
+ * reloads and the back button work (docs/reference/dashboard.md Frame).
  */
 import { useEffect, useState } from 'preact/hooks';
 

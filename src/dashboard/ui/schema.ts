@@ -23,7 +23,7 @@ export const isTime = (c: Column): boolean => TIME_KINDS.has(c.kind);
 export const isNumber = (c: Column): boolean => c.kind === 'integer' || c.kind === 'real';
 export const isBool = (c: Column): boolean => c.kind === 'boolean' || c.kind === 'isVerified';
 
-/** Where-grammar operators by column kind (SPEC §4). */
+/** Where-grammar operators by column kind (docs/reference/data.md). */
 export function operatorsFor(c: Column): string[] {
   if (c.kind === 'json') return ['isNull'];
   if (c.kind === 'list') return ['has', 'isNull'];

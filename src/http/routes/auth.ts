@@ -1,5 +1,5 @@
 /**
- * The /auth routes (SPEC §8, seed "Authentication endpoints"), through the one lifecycle: the
+ * The /auth routes (docs/reference/auth.md), through the one lifecycle: the
  * body names an auth table (404 otherwise) → rate limit per auth table and operation → the auth
  * rule → body schema → the auth service (src/auth/flows.ts). Sign-up's document body is the
  * model's per-table SignUpBody (only the table's signUpFields in `object`).
@@ -21,7 +21,7 @@ const table = (e: EarlyRequest, s: Services) => authTableOf(s.rt.model, e.body?.
 const keyed =
   (op: string) =>
   (e: EarlyRequest, s: Services): RateLimitKey => ({ table: table(e, s).name, op });
-/** Confirm and refresh name no table; one may be given to key the rate limit, else `auth:<operation>` (SPEC §8). */
+/** Confirm and refresh name no table; one may be given to key the rate limit, else `auth:<operation>` (docs/reference/auth.md). */
 const keyedIfNamed =
   (op: string) =>
   (e: EarlyRequest, s: Services): RateLimitKey =>
@@ -65,7 +65,7 @@ export const authRoutes = [
     operationId: 'signIn',
     access: 'public',
     rateLimit: keyed('signIn'),
-    // Without canSignIn nobody signs in: 403 before the body's shape (SPEC §5); the rule runs on the user later.
+    // Without canSignIn nobody signs in: 403 before the body's shape (docs/reference/rules-and-hooks.md); the rule runs on the user later.
     rule: (_jwt, s, e) => table(e, s).auth!.options.authRules?.canSignIn !== undefined,
     // Any wrong password is the same 401: only its type is checked here.
     body: Type.Object({ type: Type.Literal('signIn'), table: AuthTable, email: Type.String({ 'x-tablebase-model': 'Email' }), password: Type.String({ 'x-tablebase-model': 'AnyPassword' }) }),
@@ -117,10 +117,10 @@ export const authRoutes = [
     errors: ['INVALID_CONFIRMATION_TOKEN', 'NOT_FOUND', 'CONFLICT', 'UNAVAILABLE'],
     examples: { body: { type: 'confirmVerifyEmail', token: 'token-from-the-email' } },
     handler: async ({ body }, s) => {
-      if (body.type === 'confirmMagicLink') return confirmMagicLink(s, body.token); // SPEC §8a
+      if (body.type === 'confirmMagicLink') return confirmMagicLink(s, body.token); // docs/reference/auth.md
       if (body.type === 'confirmVerifyEmail') await s.authFlows.confirmVerifyEmail(body.token);
       else if (body.type === 'confirmEmailChange')
-        await confirmEmailChange(s, body.token); // SPEC §8
+        await confirmEmailChange(s, body.token); // docs/reference/auth.md
       else await s.authFlows.confirmResetPassword(body.token, body.newPassword);
       return empty();
     },
@@ -130,7 +130,7 @@ export const authRoutes = [
     path: '/auth/reset-password',
     family: 'auth',
     summary: 'Send a password-reset email',
-    description: 'Answers 200 whether or not the email exists; canPasswordReset may silently suppress the email (SPEC §13.3).',
+    description: 'Answers 200 whether or not the email exists; canPasswordReset may silently suppress the email (docs/reference/auth.md).',
     operationId: 'resetPassword',
     access: 'public',
     rateLimit: keyed('passwordReset'),
@@ -163,7 +163,7 @@ export const authRoutes = [
     path: '/auth/logout',
     family: 'auth',
     summary: 'End the session of the bearer token, or every session of its user',
-    description: 'Revokes the session and its access token; with the optional body `{"all": true}`, every session of the caller (SPEC §8). Rate limited as `auth:logout`.',
+    description: 'Revokes the session and its access token; with the optional body `{"all": true}`, every session of the caller (docs/reference/auth.md). Rate limited as `auth:logout`.',
     operationId: 'logout',
     access: 'bearer',
     rateLimit: { table: AUTH_NO_TABLE, op: 'logout' },

@@ -1,5 +1,5 @@
 /**
- * GET /_ and everything under /_/ (SPEC §11, §11a): the dashboard's single page and its bundled
+ * GET /_ and everything under /_/ (docs/reference/dashboard.md): the dashboard's single page and its bundled
  * assets, from memory. Every screen's URL answers the same page (the app routes on the client),
  * so deep links and reloads work. Headers: a strict CSP with no inline script or style and no
  * other origin, and no framing at all (`X-Frame-Options: DENY`, `frame-ancestors 'none'`).

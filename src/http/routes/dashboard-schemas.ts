@@ -1,4 +1,4 @@
-/** TypeBox schemas of the admin API under /dashboard/ (SPEC §11, §11a); the OpenAPI document is generated from them. */
+/** TypeBox schemas of the admin API under /dashboard/ (docs/reference/dashboard.md); the OpenAPI document is generated from them. */
 import { Type, type TSchema } from '@sinclair/typebox';
 
 const int = Type.Integer({ minimum: 0 });
@@ -10,13 +10,13 @@ const closed = { additionalProperties: false } as const;
 
 export const TableName = Type.String({ minLength: 1, maxLength: 64, description: 'a table or view, internal `_` tables included' });
 export const RowId = Type.String({ minLength: 1, maxLength: 64 });
-export const Row = Type.Record(Type.String(), Type.Unknown(), { description: 'A row in the JSON form of its table (SPEC §3)' });
+export const Row = Type.Record(Type.String(), Type.Unknown(), { description: 'A row in the JSON form of its table (docs/reference/columns.md)' });
 const Digits = Type.String({ pattern: '^[0-9]{1,10}$' });
 
 export const ListBody = Type.Object(
   {
     table: TableName,
-    where: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'the where grammar (SPEC §4)' })),
+    where: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'the where grammar (docs/reference/data.md)' })),
     limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
     offset: Type.Optional(int),
     order_by: Type.Optional(Type.Array(Type.Object({ column: str, direction: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])) }, closed), { maxItems: 16 })),

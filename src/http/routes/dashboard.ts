@@ -1,5 +1,5 @@
 /**
- * The admin API (SPEC §11, §11a, §13.9): admin token only (401 without a token, 403 for a
+ * The admin API (docs/reference/dashboard.md): admin token only (401 without a token, 403 for a
  * non-admin, whatever table rules say), then the dashboard services (src/dashboard/). GET
  * /dashboard/metrics answers JSON, or Prometheus text with `Accept: text/plain`. The page itself
  * is in dashboard-page.ts.
@@ -40,7 +40,7 @@ export const Metrics = Type.Object({
     }),
   ),
   memory: Type.Object({ rssBytes: int, heapUsedBytes: int }),
-  push: Type.Object({ sent: int, failed: int, retried: int, removedDevices: int, pending: int }, { description: 'push deliveries since start (SPEC §11b); pending from the queue' }),
+  push: Type.Object({ sent: int, failed: int, retried: int, removedDevices: int, pending: int }, { description: 'push deliveries since start (docs/reference/push.md); pending from the queue' }),
   backup: Type.Optional(
     Type.Object(
       { lastSyncAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]), lagMs: num, failures: int },
@@ -95,7 +95,7 @@ export const dashboardRoutes = [
     method: 'GET',
     path: '/dashboard/rows',
     summary: 'List rows of any table or view, rules bypassed (admin)',
-    description: 'The body of /db/list in `?body=`: the where grammar, paging and order_by with their bounds (SPEC §4). Table rules and row rules do not apply.',
+    description: 'The body of /db/list in `?body=`: the where grammar, paging and order_by with their bounds (docs/reference/data.md). Table rules and row rules do not apply.',
     operationId: 'dashboardRows',
     body: S.ListBody,
     responses: { 200: S.RowPage },
@@ -168,7 +168,7 @@ export const dashboardRoutes = [
     method: 'POST',
     path: '/dashboard/users/revoke',
     summary: 'Revoke every session of a user (admin)',
-    description: 'Refresh tokens and the access tokens of those sessions stop working at once (SPEC §8).',
+    description: 'Refresh tokens and the access tokens of those sessions stop working at once (docs/reference/auth.md).',
     operationId: 'dashboardRevokeUser',
     body: S.RowRef,
     responses: { 200: Type.Object({ revoked: Type.Integer({ minimum: 0 }) }) },
@@ -226,7 +226,7 @@ export const dashboardRoutes = [
     method: 'POST',
     path: '/dashboard/cron/:name/run',
     summary: 'Run a cron job now (admin)',
-    description: 'Answers when the run ends. A run already in progress is joined, never doubled (SPEC §11).',
+    description: 'Answers when the run ends. A run already in progress is joined, never doubled (docs/reference/dashboard.md).',
     operationId: 'dashboardRunCron',
     body: 'none',
     params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 128 }) }),

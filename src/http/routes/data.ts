@@ -1,7 +1,7 @@
 /**
- * The /db routes (seed "Data operations", SPEC §4). Every body names its table or view in
+ * The /db routes (docs/reference/data.md). Every body names its table or view in
  * `table`; the body's shape is per table, so it is described by the project model
- * (`modelSchema`) and checked by the pipeline's plan stage (step 3), after the rules (SPEC §5:
+ * (`modelSchema`) and checked by the pipeline's plan stage (step 3), after the rules (docs/reference/rules-and-hooks.md:
  * 403 before body-shape errors). Step 1 keys by the table the body names; a missing table is
  * 400 and an unknown one 404 before any counter moves.
  */
@@ -18,8 +18,8 @@ function targetOf(model: ProjectModel, op: DataOp, body: Record<string, unknown>
   const collection = collectionOrThrow(model, body.table);
   if (op !== 'custom' && op !== 'customMany') return { op, collection, custom: undefined };
   const custom = params.name!;
-  // Views: 403 before the registry (SPEC §13.7). Tables: an unregistered name is 404 before
-  // rate limiting, so unknown names cost no counter (seed, data operations rule 1).
+  // Views: 403 before the registry (docs/reference/data.md). Tables: an unregistered name is 404 before
+  // rate limiting, so unknown names cost no counter (docs/reference/data.md).
   if (collection.kind === 'view') throw new ApiError('FORBIDDEN');
   if (!Object.hasOwn(collection.rules?.custom ?? {}, custom)) throw new ApiError('NOT_FOUND', `No custom operation named "${custom.slice(0, 64)}"`);
   return { op, collection, custom };
@@ -62,9 +62,9 @@ function data(method: Method, path: string, op: DataOp, summary: string, body: s
 }
 
 export const dataRoutes = [
-  data('GET', '/db', 'get', 'Get the first row matching `where`', 'GetBody', modelSchema('Row'), 'No match is 404 (SPEC §4). Rule: canView; policy: get.'),
+  data('GET', '/db', 'get', 'Get the first row matching `where`', 'GetBody', modelSchema('Row'), 'No match is 404 (docs/reference/data.md). Rule: canView; policy: get.'),
   data('GET', '/db/list', 'list', 'List rows with `items` and `total`', 'ListBody', modelSchema('Page'), 'Rule: canList; policy: list.'),
-  data('GET', '/db/count', 'count', 'Count matching rows', 'CountBody', modelSchema('Count'), 'Counts are not row-filtered (SPEC §13.19). Rule: canCount; policy: count.'),
+  data('GET', '/db/count', 'count', 'Count matching rows', 'CountBody', modelSchema('Count'), 'Counts are not row-filtered (docs/reference/data.md). Rule: canCount; policy: count.'),
   data('POST', '/db', 'create', 'Create a row', 'CreateBody', modelSchema('TableRow'), 'Unknown keys and a client `id` are 400; server-managed timestamps are ignored. Views: 403. Rule: canCreate.'),
   data('POST', '/db/many', 'createMany', 'Create rows in one transaction', 'CreateManyBody', modelSchema('TableRows'), 'All or nothing. Rule: canCreate.'),
   data('PATCH', '/db', 'update', 'Update the first matching row', 'UpdateBody', modelSchema('TableRow'), 'No match is 404. Rule: canUpdate (and the row rule canUpdate inside the transaction).'),

@@ -1,5 +1,5 @@
 /**
- * POST /email (SPEC §11, §13.10): an admin token, or a caller the project's `email.canSend`
+ * POST /email (docs/reference/dashboard.md): an admin token, or a caller the project's `email.canSend`
  * allows. No token: 401 UNAUTHENTICATED; a token the rule refuses: 403. The schema checks the
  * shape; the email service checks addresses, templates and the text/html/template combinations
  * (it serves hooks and cron too) and answers 400 with details, 404 for an unknown template.

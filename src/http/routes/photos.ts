@@ -1,5 +1,5 @@
 /**
- * The /img routes (SPEC §10): rate limit (upload, view, delete on `_photos`), then the token, then
+ * The /img routes (docs/reference/photos.md): rate limit (upload, view, delete on `_photos`), then the token, then
  * the photo service, which checks size and type before the photo rules (413 and 415 come before
  * any 403) and writes photo bytes to the answer's sink.
  */
@@ -52,7 +52,7 @@ export const photoRoutes = [
     operationId: 'getPhoto',
     access: 'optional',
     rateLimit: { table: PHOTOS_TABLE, op: 'view' },
-    // The thumb is checked by the service after the rules (SPEC §5: 403 before 400).
+    // The thumb is checked by the service after the rules (docs/reference/rules-and-hooks.md: 403 before 400).
     params: IdParams,
     query: Type.Object({ thumb: Type.Optional(Type.String({ description: 'WxH, e.g. 200x200', 'x-tablebase-model': 'ThumbSize' })) }),
     headers: Type.Object({

@@ -1,5 +1,5 @@
 /**
- * The device routes of SPEC §11b. Registering, listing and removing need a bearer token and are
+ * The device routes of docs/reference/push.md. Registering, listing and removing need a bearer token and are
  * rate limited per IP as `_push_devices` × `push:register` / `push:list` / `push:unregister`;
  * the VAPID public key is public. The schemas check shapes; the push service checks that the
  * platform is configured (400 otherwise) and the token formats.

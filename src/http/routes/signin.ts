@@ -1,9 +1,9 @@
 /**
- * Passwordless and federated sign-in, and the email change (SPEC §8, §8a), declared the
+ * Passwordless and federated sign-in, and the email change (docs/reference/auth.md), declared the
  * route-API way (http/declare.ts). Each route only adapts: the services in src/auth/ (passwordless.ts,
  * email-change.ts, oauth/flow.ts) do the work.
  *
- * Rate limits (SPEC §8a, §9): per IP × table for `otp`, `magicLink`, `oauth`; routes whose body or
+ * Rate limits (docs/reference/auth.md, docs/reference/rate-limits.md): per IP × table for `otp`, `magicLink`, `oauth`; routes whose body or
  * query names no table use `auth:<operation>` (`changeEmail`, and `oauth` for the callback, whose
  * table is only known from the stored state).
  */
@@ -19,10 +19,10 @@ import { defineRoute, empty, redirect } from '../declare.js';
 import { readSmallBody } from '../small-body.js';
 import type { Services } from '../services.js';
 
-/** SPEC §13.2: a table that is not an auth table, or none, is 404. */
+/** docs/reference/auth.md: a table that is not an auth table, or none, is 404. */
 const authTableNamed = (s: Services, table: unknown) => authTableOf(s.rt.model, table);
 
-const Email = Type.String({ maxLength: 320, description: 'trimmed and lowercased before use (SPEC §13.15)' });
+const Email = Type.String({ maxLength: 320, description: 'trimmed and lowercased before use (docs/reference/auth.md)' });
 const Table = Type.String({ maxLength: 128, description: 'the auth table' });
 const strict = { additionalProperties: false } as const;
 

@@ -1,6 +1,6 @@
 /**
- * GET /health and the OpenAPI document (SPEC §11): public; no token is read. Health is 200 while
- * the database answers, else 503; with Redis configured and down, still 200 but degraded (SPEC §14):
+ * GET /health and the OpenAPI document (docs/reference/dashboard.md): public; no token is read. Health is 200 while
+ * the database answers, else 503; with Redis configured and down, still 200 but degraded (docs/reference/scaling.md):
  * the node serves, without sharing.
  */
 import { Type } from '@sinclair/typebox';

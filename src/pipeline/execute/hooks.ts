@@ -1,4 +1,4 @@
-/** How hook outcomes map to answers (SPEC §2, §6). */
+/** How hook outcomes map to answers (docs/reference/conventions.md, docs/reference/rules-and-hooks.md). */
 import { ApiError } from '../../core/errors.js';
 import type { Runtime } from '../../core/runtime.js';
 

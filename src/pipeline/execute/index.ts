@@ -33,7 +33,7 @@ export async function execute(rt: Runtime, o: Operation, plan: Plan, scope: Scop
     case 'list':
     case 'count': {
       const data = await readData(rt, plan.kind, plan.read);
-      // A stream on a missing row stays open and answers null until one appears (SPEC §7).
+      // A stream on a missing row stays open and answers null until one appears (docs/reference/live.md).
       if (data === null && o.op === 'get') throw notFound('No row matches the filter');
       return { data, rows: rowsOf(plan.kind, data) };
     }
@@ -52,7 +52,7 @@ export async function execute(rt: Runtime, o: Operation, plan: Plan, scope: Scop
     case 'custom': {
       const handler = o.collection.operations[plan.name];
       if (!handler) throw new ApiError('NOT_IMPLEMENTED', `Custom operation "${plan.name}" has no handler`);
-      // SPEC §5 before-image: the handler writes as trusted code, so the rows its filter matches
+      // docs/reference/rules-and-hooks.md before-image: the handler writes as trusted code, so the rows its filter matches
       // must pass the caller's row canView first. Checked on the committed state just before the
       // handler runs (its own writes go through the serialized writer, which cannot nest).
       if (o.collection.rowFiltered) await filterRows(o.collection, scope.jwt, await selectRows(rt.driver, rt.driver.dialect, plan.read));

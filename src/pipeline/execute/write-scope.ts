@@ -1,6 +1,6 @@
 /**
  * What a write needs of its request's scope (pipeline/scope.ts implements it): the caller, the
- * hook context, and the shared budget of queued mutations (SPEC §6). An interface, so that the
+ * hook context, and the shared budget of queued mutations (docs/reference/rules-and-hooks.md). An interface, so that the
  * writes and the trusted writes the hook context offers do not import the scope back.
  */
 import type { Runtime } from '../../core/runtime.js';

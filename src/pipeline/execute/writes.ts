@@ -1,7 +1,7 @@
 /**
  * Step 4 for mutations: the write jobs run by the serialized writer. Before-hooks run inside the
  * job, before the SQL; row rules (canUpdate, canDelete, and canView on the rows answered) run
- * inside the transaction before it commits, so a denial writes nothing (SPEC §5, §6). After-hooks
+ * inside the transaction before it commits, so a denial writes nothing (docs/reference/rules-and-hooks.md). After-hooks
  * are returned as a thunk for step 6.
  */
 import { ApiError, badRequest, forbidden, notFound } from '../../core/errors.js';
@@ -24,7 +24,7 @@ export interface WriteResult<T> {
 
 export interface WriteOptions {
   readonly scope: WriteScope;
-  /** Hook, cron and handler writes: no rules and no row rules (SPEC §6). */
+  /** Hook, cron and handler writes: no rules and no row rules (docs/reference/rules-and-hooks.md). */
   readonly trusted: boolean;
 }
 
@@ -49,7 +49,7 @@ async function rowVisible(c: CollectionModel, o: WriteOptions, row: Row): Promis
 }
 
 /**
- * The before-image check (SPEC §5): a write never touches a row its caller cannot see. Every
+ * The before-image check (docs/reference/rules-and-hooks.md): a write never touches a row its caller cannot see. Every
  * matched row passes the row `canView` before any hook or SQL runs, inside the write's
  * transaction; one failure makes the request 403 with nothing written.
  */

@@ -1,4 +1,4 @@
-/** Small shape checks for request bodies; each failure names its JSON pointer (SPEC §2). */
+/** Small shape checks for request bodies; each failure names its JSON pointer (docs/reference/conventions.md). */
 import { badRequest } from '../../core/errors.js';
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {

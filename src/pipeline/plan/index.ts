@@ -1,7 +1,7 @@
 /**
  * Step 3, operations: builds the structured query from the payload without running it. All
  * body-shape errors are found here, after the rules, so a denied caller gets 403 even with a
- * malformed body (SPEC §5).
+ * malformed body (docs/reference/rules-and-hooks.md).
  */
 import { badRequest } from '../../core/errors.js';
 import type { CollectionModel } from '../../core/model.js';
@@ -24,7 +24,7 @@ export type Plan =
       readonly kind: 'custom';
       readonly name: string;
       readonly where: unknown;
-      /** The parsed `where`, for the before-image check of SPEC §5. */
+      /** The parsed `where`, for the before-image check of docs/reference/rules-and-hooks.md. */
       readonly read: ReadPlan;
       readonly updates: unknown;
       readonly many: boolean;
@@ -58,7 +58,7 @@ function whereOf(c: CollectionModel, body: Record<string, unknown>, required: bo
 }
 
 /**
- * SPEC §8: on auth tables `email` changes only through /auth/change-email + confirmEmailChange,
+ * docs/reference/auth.md: on auth tables `email` changes only through /auth/change-email + confirmEmailChange,
  * so an address nobody confirmed can never become a verified one through /db (update, update
  * many, and the updates a custom operation is handed).
  */

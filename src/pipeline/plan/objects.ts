@@ -1,5 +1,5 @@
 /**
- * Create objects and update forms (SPEC §4, §13.8): unknown keys and wrong types are 400 here, in
+ * Create objects and update forms (docs/reference/data.md, docs/reference/rules-and-hooks.md): unknown keys and wrong types are 400 here, in
  * the operations step; required columns are checked later, after before-hooks had their say.
  */
 import { badRequest } from '../../core/errors.js';
@@ -7,7 +7,7 @@ import type { CollectionModel, ColumnModel } from '../../core/model.js';
 import { normalizeItem, normalizeNullable } from './values.js';
 import { isPlainObject } from './body.js';
 
-/** Server-managed columns a client may send but that are ignored (SPEC §3). */
+/** Server-managed columns a client may send but that are ignored (docs/reference/columns.md). */
 const IGNORED = new Set(['createdAt', 'updatedAt', 'updatedWhen', 'isVerified']);
 
 /** Checks a create object; answers the JSON-form values the client may set. */

@@ -1,5 +1,5 @@
 /**
- * Checks and normalizes client values against a column's kind (SPEC §3). Everything a client
+ * Checks and normalizes client values against a column's kind (docs/reference/columns.md). Everything a client
  * sends passes through here before it is bound to SQL or compared in memory, so storage and the
  * live engine see one canonical JSON form: ISO-8601 timestamps with milliseconds, lowercase
  * emails, safe integers.

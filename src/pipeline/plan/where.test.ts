@@ -1,5 +1,5 @@
 /**
- * The where planner (SPEC §4, §13.5): what it accepts becomes a WhereNode with values in their
+ * The where planner (docs/reference/data.md, docs/reference/where.md): what it accepts becomes a WhereNode with values in their
  * canonical form; what it refuses is a 400 whose detail points (JSON pointer) at the offending
  * part, before any SQL exists.
  */
@@ -76,7 +76,7 @@ describe('every operator on the column kinds it applies to', () => {
   });
 });
 
-describe('null (SPEC §13.5)', () => {
+describe('null (docs/reference/where.md)', () => {
   it('eq null and ne null are kept as null comparisons (the compiler makes them IS [NOT] NULL)', () => {
     expect(tasks({ ownerId: { eq: null } })).toEqual(['ownerId', 'eq', null]);
     expect(tasks({ ownerId: { ne: null } })).toEqual(['ownerId', 'ne', null]);
@@ -181,7 +181,7 @@ describe('operators that do not fit the column', () => {
   });
 });
 
-/** The bounds of SPEC §4 counted exactly, on a small project of their own. */
+/** The bounds of docs/reference/data.md counted exactly, on a small project of their own. */
 const t = table('things', { prefix: 'th', columns: { title: column.text(), n: column.integer().default(0) }, rules: { canList: () => true } });
 const things = compileProject(defineProject({ tables: [t] })).collections.get('things')!;
 
@@ -198,7 +198,7 @@ function boundRefusal(where: unknown): { path: string; message: string } | null 
 const vals = (n: number) => Array.from({ length: n }, (_, i) => `v${i}`);
 const nestNot = (levels: number): unknown => (levels <= 1 ? { title: { eq: 'x' } } : { not: nestNot(levels - 1) });
 
-describe('where bounds (SPEC §4)', () => {
+describe('where bounds (docs/reference/data.md)', () => {
   it(`nests at most ${MAX_DEPTH} levels`, () => {
     expect(boundRefusal(nestNot(MAX_DEPTH))).toBeNull();
     expect(boundRefusal(nestNot(MAX_DEPTH + 1))?.message).toMatch(/nests at most/);

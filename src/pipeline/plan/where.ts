@@ -1,7 +1,7 @@
 /**
- * The where grammar of SPEC §4 → a WhereNode tree. Column names are checked against the schema
+ * The where grammar of docs/reference/data.md → a WhereNode tree. Column names are checked against the schema
  * before any SQL exists; values are normalized by column kind; depth and size are bounded so a
- * hostile filter costs little (SPEC §4 "Bounds"): every check is made before the part it guards
+ * hostile filter costs little (docs/reference/data.md "Bounds"): every check is made before the part it guards
  * is walked, so refusing a huge filter costs O(what was read until the bound), never more.
  */
 import { badRequest } from '../../core/errors.js';
@@ -10,11 +10,11 @@ import type { CompareOp, WhereNode } from '../../storage/plan.js';
 import { normalizeItem, normalizeValue } from './values.js';
 import { isPlainObject } from './body.js';
 
-/** Levels of where objects, the top one included (SPEC §4). */
+/** Levels of where objects, the top one included (docs/reference/data.md). */
 export const MAX_DEPTH = 16;
-/** Values in all: every operand, every in/nin entry and every and/or item, empty ones too (SPEC §4). */
+/** Values in all: every operand, every in/nin entry and every and/or item, empty ones too (docs/reference/data.md). */
 export const MAX_VALUES = 1000;
-/** contains/startsWith/endsWith operands, in characters (SPEC §4). */
+/** contains/startsWith/endsWith operands, in characters (docs/reference/data.md). */
 export const MAX_PATTERN = 256;
 
 const TEXT_KINDS = new Set(['text', 'email', 'id', 'photo']);
@@ -31,7 +31,7 @@ function spend(budget: Budget, n: number, path: string): void {
   if (budget.values > MAX_VALUES) throw badRequest(path, `a filter holds at most ${MAX_VALUES} values in all`);
 }
 
-/** Characters as SPEC §4 counts them (code points); the cheap UTF-16 length decides almost always. */
+/** Characters as docs/reference/data.md counts them (code points); the cheap UTF-16 length decides almost always. */
 function tooLong(s: string): boolean {
   return s.length > MAX_PATTERN && (s.length > 2 * MAX_PATTERN || [...s].length > MAX_PATTERN);
 }

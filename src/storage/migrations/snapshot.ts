@@ -28,7 +28,7 @@ export interface ColumnSchema {
   readonly default: Json | null;
   /** Enforced by the `uq_<table>_<column>` index listed in the table's indexes (the id by its primary key). */
   readonly unique: boolean;
-  /** The table whose `id` this column holds (SPEC §3), else null. */
+  /** The table whose `id` this column holds (docs/reference/columns.md), else null. */
   readonly references: string | null;
 }
 

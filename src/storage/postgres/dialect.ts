@@ -11,7 +11,7 @@
  *   reals needs no per-type array machinery; and `has` is a containment test (`@>`) that a GIN
  *   index can serve.
  * - text matching is literal and case-sensitive without patterns: `strpos`, `starts_with` and
- *   `right`, so no character of the value is ever a wildcard (SPEC §4).
+ *   `right`, so no character of the value is ever a wildcard (docs/reference/data.md).
  */
 import type { ColumnModel } from '../../core/model.js';
 import type { ColumnSpec } from '../../define/columns.js';

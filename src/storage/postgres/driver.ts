@@ -59,7 +59,7 @@ async function all(q: Queryable, sql: string, params: SqlParams = []): Promise<R
   return (await query(q, sql, params)).rows;
 }
 
-/** Client mistakes PostgreSQL reports, mapped as SQLite's are (SPEC §2). */
+/** Client mistakes PostgreSQL reports, mapped as SQLite's are (docs/reference/conventions.md). */
 const CLIENT_ERRORS: Record<string, () => ApiError> = {
   '23505': () => new ApiError('CONFLICT'),
   '23503': () => new ApiError('BAD_REQUEST', 'A referenced row does not exist, or other rows still reference this one'),

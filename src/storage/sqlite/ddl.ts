@@ -13,8 +13,8 @@
  * ON DELETE: a nullable referencing column is `SET NULL` (the referencing row outlives the
  * referenced one); a required one is `NO ACTION`, i.e. restrict: deleting a still-referenced row
  * fails. Not the `RESTRICT` keyword: SQLite reports that one as SQLITE_CONSTRAINT_TRIGGER, while
- * NO ACTION gives SQLITE_CONSTRAINT_FOREIGNKEY, which the driver maps to a 400 (SPEC §2). Without
- * deferrable constraints the two differ only inside a single statement. SPEC §3: "a column may
+ * NO ACTION gives SQLITE_CONSTRAINT_FOREIGNKEY, which the driver maps to a 400 (docs/reference/conventions.md). Without
+ * deferrable constraints the two differ only inside a single statement. docs/reference/columns.md: "a column may
  * reference another table's id".
  */
 import type { DdlContext, Dialect, DialectDdl } from '../dialect.js';

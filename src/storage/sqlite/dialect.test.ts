@@ -1,4 +1,4 @@
-/** Text matching on SQLite agrees with JavaScript's includes/startsWith/endsWith (SPEC §4) and stays cheap. */
+/** Text matching on SQLite agrees with JavaScript's includes/startsWith/endsWith (docs/reference/data.md) and stays cheap. */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { sqliteDialect, usesTextMatch } from './dialect.js';

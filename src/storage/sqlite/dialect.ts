@@ -65,7 +65,7 @@ export const sqliteDialect: Dialect = Object.freeze({
    * Not GLOB/LIKE: `GLOB '*x*'` backtracks, and a long pattern against a long text held the event
    * loop for seconds (issue #11: 36 s for one count). instr is one memcmp per position and substr
    * compares a prefix or suffix only, so the cost is at most (text length × operand length, ≤ 256
-   * by SPEC §4) and usually linear. Both are case-sensitive and treat every character literally.
+   * by docs/reference/data.md) and usually linear. Both are case-sensitive and treat every character literally.
    */
   textMatch(op: 'contains' | 'startsWith' | 'endsWith', column: string, value: string, bind: Bind): string {
     if (value === '') return `${column} IS NOT NULL`; // every text contains, starts and ends with ''

@@ -1,4 +1,4 @@
-/** The SQLite driver's hardening: byte-bounded statement caches and text matching off the event loop (SPEC §4). */
+/** The SQLite driver's hardening: byte-bounded statement caches and text matching off the event loop (docs/reference/data.md). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Reads whose cost grows with the stored text (text matching, SPEC §4 "Bounds") run on worker
+ * Reads whose cost grows with the stored text (text matching, docs/reference/data.md "Bounds") run on worker
  * threads, each with its own read-only connection, so one of them never holds the event loop:
  * better-sqlite3 is synchronous and has no progress handler or interrupt, so on the main thread a
  * 256-character `contains` over 40 texts of 500 KB blocked every other request for ~230 ms

@@ -1,5 +1,5 @@
 /**
- * How much prepared-statement cache a connection may hold (SPEC §4: bounded in bytes, not only
+ * How much prepared-statement cache a connection may hold (docs/reference/data.md: bounded in bytes, not only
  * in count). better-sqlite3 does not report a statement's memory, so it is estimated from the
  * SQL length: a statement's bytecode and parameter slots grow with its text (measured ≈ 10 KB of
  * RSS for a 4 KB statement with 1,000 parameters). Statements longer than `MAX_CACHED_SQL` are

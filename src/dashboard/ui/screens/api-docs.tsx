@@ -1,4 +1,4 @@
-/** API (SPEC §11a): the project's OpenAPI document as browsable docs, grouped by tag. */
+/** API (docs/reference/dashboard.md): the project's OpenAPI document as browsable docs, grouped by tag. */
 import { useState } from 'preact/hooks';
 import { ErrorBox, useLoad } from '../components';
 

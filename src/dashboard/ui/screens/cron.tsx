@@ -1,4 +1,4 @@
-/** Cron (SPEC §11a): one row per job with its schedule, last and next run, status and error; `Run now`; recent runs. */
+/** Cron (docs/reference/dashboard.md): one row per job with its schedule, last and next run, status and error; `Run now`; recent runs. */
 import { useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api';
 import { ErrorBox, formatTime, useLoad } from '../components';

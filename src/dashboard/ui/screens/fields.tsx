@@ -1,5 +1,5 @@
 /**
- * One labelled input per column, typed by its kind (SPEC §11a): checkbox for booleans, number
+ * One labelled input per column, typed by its kind (docs/reference/dashboard.md): checkbox for booleans, number
  * inputs for integer/real, date-time for timestamps, list and JSON editors, a picker for
  * references. Values are kept as the input's raw form and converted on save.
  */

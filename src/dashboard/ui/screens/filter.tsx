@@ -1,4 +1,4 @@
-/** The `Filter` control (SPEC §11a Tables): column, operator and value build a `where` (SPEC §4). */
+/** The `Filter` control (docs/reference/dashboard.md Tables): column, operator and value build a `where` (docs/reference/data.md). */
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { isBool, isNumber, operatorsFor, type Column } from '../schema';

@@ -1,4 +1,4 @@
-/** Live (SPEC §11a): open streams and /db/live subscriptions by route and table, and the live-query count. */
+/** Live (docs/reference/dashboard.md): open streams and /db/live subscriptions by route and table, and the live-query count. */
 import { api } from '../api';
 import { ErrorBox, Tile, useLoad } from '../components';
 

@@ -1,4 +1,4 @@
-/** Logs (SPEC §11a): recent requests, newest first, filterable by status class, route and request id. */
+/** Logs (docs/reference/dashboard.md): recent requests, newest first, filterable by status class, route and request id. */
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { ErrorBox, useLoad } from '../components';

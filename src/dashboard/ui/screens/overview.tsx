@@ -1,5 +1,5 @@
 /**
- * Overview (SPEC §11a): tiles for requests per minute, error rate, p95 latency, open streams,
+ * Overview (docs/reference/dashboard.md): tiles for requests per minute, error rate, p95 latency, open streams,
  * write-queue depth and database size, and charts of requests and latency over the last hour,
  * refreshing by themselves every 5 seconds.
  */

@@ -1,4 +1,4 @@
-/** Photos (SPEC §11a): a grid of thumbnails with size, type, owner and date; `Delete`. */
+/** Photos (docs/reference/dashboard.md): a grid of thumbnails with size, type, owner and date; `Delete`. */
 import { useEffect, useState } from 'preact/hooks';
 import type { PhotoRow } from '../../../define/project';
 import { api, ApiFailure, imageUrl } from '../api';

@@ -1,5 +1,5 @@
 /**
- * The row editor (SPEC §11a Tables): a modal `dialog` with one labelled input per column and
+ * The row editor (docs/reference/dashboard.md Tables): a modal `dialog` with one labelled input per column and
  * `Save`, `Delete` (after a confirmation) and `Cancel`. Server validation errors appear next to
  * their fields and as a role=alert; views open read-only.
  */

@@ -1,4 +1,4 @@
-/** Sign-in (SPEC §11a): Email, Password, a Table select when there are several admin tables, `Sign in`; failures in a role=alert. */
+/** Sign-in (docs/reference/dashboard.md): Email, Password, a Table select when there are several admin tables, `Sign in`; failures in a role=alert. */
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiFailure, signIn } from '../api';

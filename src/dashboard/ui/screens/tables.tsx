@@ -1,5 +1,5 @@
 /**
- * Tables (SPEC §11a): the list of tables and views, and one table's rows in a `table` whose column
+ * Tables (docs/reference/dashboard.md): the list of tables and views, and one table's rows in a `table` whose column
  * headers are the JSON column names; `Previous page` / `Next page`; a header click sorts; `Filter`
  * builds a where; `New row`; a row click (or Enter) opens the row dialog. Paging, sort and filter
  * live in the URL, so the back button and reloads keep them.

@@ -1,4 +1,4 @@
-/** Users (SPEC §11a): auth-table rows with their verification state; `Mark verified`, `Send password reset`, `Revoke sessions`. */
+/** Users (docs/reference/dashboard.md): auth-table rows with their verification state; `Mark verified`, `Send password reset`, `Revoke sessions`. */
 import { useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api';
 import { ErrorBox, formatTime, Link, Pager, useLoad } from '../components';
