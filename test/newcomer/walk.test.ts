@@ -247,8 +247,6 @@ describe('a newcomer following the README', { timeout: 300_000 }, () => {
     process.kill(-pid, 'SIGINT'); // what a terminal does on Ctrl-C: the foreground process group
     expect(await exited).toBe(0);
     await until(async () => markedProcesses(walkId, WALK).length === 0, 'every process of the walk to end', 30_000);
-    const group = execFileSync('ps', ['-o', 'pid=,stat=,args=', '-g', String(pid)], { encoding: 'utf8' }).trim();
-    console.log(`group ${pid} after Ctrl-C: ${group || '(empty)'}`);
     await until(async () => !groupAlive(pid), 'the process group to empty', 30_000);
     expect(await health()).toBe(false);
   });
