@@ -39,7 +39,10 @@ export interface Scenario {
   method: string;
   /** The request path; a function for paths that carry an id known only when the row runs (`/img/<id>`). */
   path: string | ((ctx: ScenarioContext) => string);
-  /** JSON body; a GET sends it in `?body=` (docs/reference/conventions.md) unless `bodyInQuery: false`. A string is sent as is. */
+  /**
+   * JSON body; a GET sends it in `?body=` (docs/reference/conventions.md) unless `bodyInQuery: false`. A string is sent as
+   * is, and so are bytes (an upload: give its `content-type` in `headers`).
+   */
   body?: Lazy<string | number | boolean | object | null>;
   bodyInQuery?: boolean;
   /** Who calls: a key of `ctx.who`; absent means no token. */
@@ -76,8 +79,22 @@ function send(sc: Scenario, ctx: ScenarioContext): Promise<Reply> {
   const body = resolve(sc.body, ctx);
   const path = resolve(sc.path, ctx);
   const headers = { ...(sc.as === undefined ? {} : whoseHeaders(ctx, sc.as)), ...sc.headers };
+  if (body instanceof Uint8Array) return sendBytes(ctx, sc.method, path, body, headers);
   if (sc.method === 'GET' && body !== undefined && sc.bodyInQuery !== false) return ctx.server.get(path, body, headers);
   return ctx.server.call(sc.method, path, body, headers);
+}
+
+/** `server.call` sends JSON; an upload's bytes go through fetch as they are. */
+async function sendBytes(ctx: ScenarioContext, method: string, path: string, bytes: Uint8Array, headers: Record<string, string>): Promise<Reply> {
+  const r = await fetch(ctx.server.base + path, { method, body: new Uint8Array(bytes), headers });
+  const text = await r.text();
+  let json: Reply['json'] = undefined as unknown as Reply['json'];
+  try {
+    json = JSON.parse(text) as Reply['json'];
+  } catch {
+    // not JSON: the row's `code` check reports it
+  }
+  return { status: r.status, json, text, headers: r.headers };
 }
 
 function whoseHeaders(ctx: ScenarioContext, who: string): Record<string, string> {
