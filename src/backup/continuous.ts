@@ -7,8 +7,8 @@
  * and counts failures for /dashboard/metrics and /health.
  */
 import { Cron } from 'croner';
-import { join } from 'node:path';
 import type { Logger } from '../core/logger.js';
+import type { BlobStore } from '../photos/blob-store.js';
 import type { SqliteDriver } from '../storage/sqlite/driver.js';
 import { WalFollower } from '../storage/sqlite/wal.js';
 import { readCatalog, snapshotList } from './catalog.js';
@@ -39,7 +39,7 @@ interface Pending {
 export class ContinuousBackup {
   readonly dest: Destination;
   #driver: SqliteDriver;
-  #dataDir: string;
+  #photoStore: BlobStore;
   #settings: BackupSettings;
   #log: Logger;
   #follower!: WalFollower;
@@ -62,10 +62,10 @@ export class ContinuousBackup {
   #nextSnapshot: number | null = null;
   #lastPrune = 0;
 
-  constructor(o: { dest: Destination; driver: SqliteDriver; dataDir: string; settings: BackupSettings; log: Logger }) {
+  constructor(o: { dest: Destination; driver: SqliteDriver; photoStore: BlobStore; settings: BackupSettings; log: Logger }) {
     this.dest = o.dest;
     this.#driver = o.driver;
-    this.#dataDir = o.dataDir;
+    this.#photoStore = o.photoStore;
     this.#settings = o.settings;
     this.#log = o.log;
   }
@@ -159,7 +159,7 @@ export class ContinuousBackup {
     const existing = await this.dest.get(FORMAT_KEY);
     if (!existing) await this.dest.put(FORMAT_KEY, Buffer.from(JSON.stringify(FORMAT)));
     const catalog = await readCatalog(this.dest);
-    this.#photos = new PhotoShipper(this.dest, join(this.#dataDir, 'photos'), photosAt(catalog.photoLogs, Infinity));
+    this.#photos = new PhotoShipper(this.dest, this.#photoStore, photosAt(catalog.photoLogs, Infinity));
   }
 
   #shipping: Promise<void> = Promise.resolve();

@@ -4,6 +4,7 @@
  */
 import type { BackupSettings, BackupStatus } from '../core/backup-settings.js';
 import type { Logger } from '../core/logger.js';
+import type { BlobStore } from '../photos/blob-store.js';
 import type { Driver } from '../storage/driver.js';
 import { SqliteDriver } from '../storage/sqlite/driver.js';
 import { ContinuousBackup } from './continuous.js';
@@ -17,7 +18,14 @@ export interface BackupService {
   stop(): Promise<void>;
 }
 
-export async function startBackup(o: { driver: Driver; dataDir: string; settings: BackupSettings | undefined; databaseUrl: string | undefined; log: Logger }): Promise<BackupService | undefined> {
+/** `photoStore`: the server's photo store (`--storage`), through which photo bytes are read. */
+export async function startBackup(o: {
+  driver: Driver;
+  photoStore: BlobStore;
+  settings: BackupSettings | undefined;
+  databaseUrl: string | undefined;
+  log: Logger;
+}): Promise<BackupService | undefined> {
   if (!o.settings) return undefined;
   const dest = await openDestination(o.settings.to);
   if (!(o.driver instanceof SqliteDriver)) {
@@ -26,7 +34,7 @@ export async function startBackup(o: { driver: Driver; dataDir: string; settings
     const { PostgresBackup } = await import('./postgres.js');
     return new PostgresBackup(dest, o.databaseUrl, o.settings, o.log);
   }
-  const b = new ContinuousBackup({ dest, driver: o.driver, dataDir: o.dataDir, settings: o.settings, log: o.log });
+  const b = new ContinuousBackup({ dest, driver: o.driver, photoStore: o.photoStore, settings: o.settings, log: o.log });
   b.start();
   o.log.info({ destination: dest.display }, 'continuous backup started');
   return b;

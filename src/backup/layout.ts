@@ -13,6 +13,7 @@
  *   photos/log/<ms>-<rand>.json                            which photo ids appeared or went, when
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { Transform } from 'node:stream';
 
 export const FORMAT_KEY = 'tablebase-backup.json';
 export const FORMAT = { format: 'tablebase-backup', version: 1 } as const;
@@ -74,6 +75,23 @@ export interface PhotoLog {
 }
 
 export type Manifest = SnapshotManifest | SegmentManifest | SyncedMarker | PhotoLog;
+
+/**
+ * A pass-through stream that counts and hashes what flows through it: snapshots are hashed on the
+ * way up and checked on the way down without holding them in memory.
+ */
+export function hashingTap(): { tap: Transform; bytes(): number; sha256(): string } {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      done(null, chunk);
+    },
+  });
+  return { tap, bytes: () => bytes, sha256: () => hash.digest('hex') };
+}
 
 export function sha256(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex');

@@ -3,11 +3,9 @@
  * sha256, and a log of which photo ids appeared or disappeared when; so a photo deleted later is
  * still restorable at a time it existed, and unchanged bytes are never uploaded twice.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PHOTO_ID } from '../photos/blob-store.js';
+import type { BlobStore } from '../photos/blob-store.js';
 import type { Destination } from './destination.js';
 import { BackupDamaged, keys, sealManifest, sha256, type PhotoEvent, type PhotoLog } from './layout.js';
 
@@ -38,53 +36,70 @@ export function photoLoggedAfter(logs: readonly PhotoLog[], id: string, t: numbe
   return undefined;
 }
 
-async function hashFile(file: string): Promise<Held> {
-  const h = createHash('sha256');
-  let bytes = 0;
-  for await (const chunk of createReadStream(file)) {
-    h.update(chunk as Buffer);
-    bytes += (chunk as Buffer).length;
+/**
+ * A stored original's bytes, read through the photo store whatever it is (a folder, a bucket, or
+ * a database with this disk as a cache); null when it is gone (deleted while we looked).
+ */
+export async function readOriginal(store: BlobStore, id: string): Promise<Buffer | null> {
+  if (store.openBlob) {
+    const blob = await store.openBlob(id);
+    if (!blob) return null;
+    try {
+      if (blob.size === 0) return Buffer.alloc(0);
+      const parts: Buffer[] = [];
+      for await (const chunk of await blob.read(0, blob.size - 1)) parts.push(chunk as Buffer);
+      return Buffer.concat(parts);
+    } finally {
+      await blob.close();
+    }
   }
-  return { sha256: h.digest('hex'), bytes };
+  if (store.fetch && !(await store.fetch(id))) return null;
+  return readFile(store.path(id)).catch((err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  });
 }
 
-/** Ships the photo folder's changes: new ids (bytes once per hash) and removed ids. */
+/** Every original's id the store holds now. */
+async function listOriginals(store: BlobStore): Promise<string[]> {
+  if (store.originals) return store.originals();
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.scan(cursor, 1000);
+    ids.push(...page.ids.keys());
+    cursor = page.next;
+  } while (cursor !== undefined);
+  return ids;
+}
+
+/**
+ * Ships the photo store's changes: new ids (bytes once per hash) and removed ids. The store is
+ * the server's own (`--storage`: a folder, S3, …), so every photo it holds reaches the backup.
+ */
 export class PhotoShipper {
   #dest: Destination;
-  #dir: string;
+  #store: BlobStore;
   #known: Map<string, Held>;
 
-  constructor(dest: Destination, photosDir: string, known: Map<string, Held>) {
+  constructor(dest: Destination, store: BlobStore, known: Map<string, Held>) {
     this.#dest = dest;
-    this.#dir = photosDir;
+    this.#store = store;
     this.#known = known;
   }
 
   async sync(at: number): Promise<number> {
-    let names: string[];
-    try {
-      names = (await readdir(this.#dir)).filter((n) => PHOTO_ID.test(n));
-    } catch {
-      names = [];
-    }
-    const present = new Set(names);
+    const present = new Set(await listOriginals(this.#store));
     const events: PhotoEvent[] = [];
     const added = new Map<string, Held>();
-    for (const id of names) {
+    for (const id of present) {
       if (this.#known.has(id)) continue;
-      let held: Held;
-      try {
-        held = await hashFile(join(this.#dir, id));
-      } catch {
-        continue; // deleted while we looked: nothing to keep
-      }
+      const data = await readOriginal(this.#store, id);
+      if (!data) continue; // deleted while we looked: nothing to keep
+      const held: Held = { sha256: sha256(data), bytes: data.length };
       const key = keys.photo(held.sha256);
       const existing = await this.#dest.get(key);
-      if (!existing || sha256(existing) !== held.sha256) {
-        const data = await readFile(join(this.#dir, id)).catch(() => null);
-        if (!data || sha256(data) !== held.sha256) continue;
-        await this.#dest.put(key, data);
-      }
+      if (!existing || sha256(existing) !== held.sha256) await this.#dest.put(key, data);
       events.push({ id, ...held });
       added.set(id, held);
     }

@@ -4,18 +4,16 @@
  * checks every object against its manifest on the way and the database's integrity at the end,
  * and only then moves it into place. On any failure the target is left absent or empty.
  */
-import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
 import { applyWal, finishDatabase, integrityCheck, photoIds } from '../storage/sqlite/wal-restore.js';
 import { readCatalog, type Catalog } from './catalog.js';
 import type { Destination } from './destination.js';
-import { BackupDamaged, keys, sha256, snapshotFormat, type SnapshotManifest } from './layout.js';
+import { BackupDamaged, hashingTap, keys, sha256, snapshotFormat, type SnapshotManifest } from './layout.js';
 import { formatWindow, planRestore, type RestorePlan } from './plan.js';
 import { restorePhotos } from './photos.js';
 
@@ -39,18 +37,10 @@ export function parseAt(value: string | undefined): number | undefined {
 export async function fetchSnapshot(dest: Destination, s: SnapshotManifest, file: string): Promise<void> {
   const stream = await dest.getStream(s.object);
   if (!stream) throw new BackupDamaged(s.object, 'is missing');
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const tap = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      hash.update(chunk);
-      bytes += chunk.length;
-      done(null, chunk);
-    },
-  });
-  await pipeline(stream, tap, createWriteStream(file));
-  if (bytes !== s.bytes) throw new BackupDamaged(s.object, `is truncated or changed (${bytes} of ${s.bytes} bytes)`);
-  if (hash.digest('hex') !== s.sha256) throw new BackupDamaged(s.object, 'fails its checksum (changed)');
+  const t = hashingTap();
+  await pipeline(stream, t.tap, createWriteStream(file));
+  if (t.bytes() !== s.bytes) throw new BackupDamaged(s.object, `is truncated or changed (${t.bytes()} of ${s.bytes} bytes)`);
+  if (t.sha256() !== s.sha256) throw new BackupDamaged(s.object, 'fails its checksum (changed)');
 }
 
 export interface RestoreResult {

@@ -14,6 +14,7 @@ import { PhotoShipper, photosAt } from '../backup/photos.js';
 import { formatWindow, planRestore } from '../backup/plan.js';
 import { checkEveryObject, parseAt, restoreSqliteInto } from '../backup/restore.js';
 import { uploadSnapshot } from '../backup/snapshot.js';
+import { openSqlitePhotoStore } from '../photos/index.js';
 import { integrityCheck, rowCounts, vacuumInto } from '../storage/sqlite/wal-restore.js';
 import { flag, UsageError, type Args } from './args.js';
 import { projectContext } from './project-context.js';
@@ -45,7 +46,13 @@ export async function backupCreate(args: Args): Promise<void> {
     // A snapshot taken outside the server starts a generation of its own (no WAL follows it).
     const m = await uploadSnapshot(dest, { generation: newBackupId(takenAtMs), file, takenAtMs, database: 'sqlite', position: { epoch: 0, frame: 0 } });
     const catalog = await readCatalog(dest);
-    await new PhotoShipper(dest, join(config.dataDir, 'photos'), photosAt(catalog.photoLogs, Infinity)).sync(takenAtMs);
+    // Through the deployment's photo store (`--storage`: the folder, or a bucket): every photo it holds.
+    const photos = await openSqlitePhotoStore(config.storageUrl, config.dataDir);
+    try {
+      await new PhotoShipper(dest, photos.store, photosAt(catalog.photoLogs, Infinity)).sync(takenAtMs);
+    } finally {
+      photos.close();
+    }
     console.log(m.id);
   } finally {
     rmSync(work, { recursive: true, force: true });

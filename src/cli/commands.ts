@@ -122,7 +122,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: 'backup create',
     summary: 'Take a snapshot of the database and photos now; prints its id.',
-    flags: [PROJECT, DATA, DATABASE, { name: 'to', value: 'URL', help: 'destination (default: BACKUP_URL or config backup.to)', check: (v) => checkBackupUrl(v, '--to') }],
+    flags: [PROJECT, DATA, DATABASE, STORAGE, { name: 'to', value: 'URL', help: 'destination (default: BACKUP_URL or config backup.to)', check: (v) => checkBackupUrl(v, '--to') }],
     run: async (a) => (await import('./backup.js')).backupCreate(a),
   },
   {

@@ -24,6 +24,11 @@ export interface Hub extends Cluster {
   gather(): Promise<LiveFigures[]>;
   /** Tells every worker whether all accept requests (their `/health`). */
   announce(ready: boolean): void;
+  /**
+   * Tells every worker whether the primary's backup is failing (docs/reference/backups.md), so
+   * their `/health` says so without asking the primary on every call.
+   */
+  announceBackup(failing: boolean): void;
 }
 
 export interface StreamLimits {
@@ -54,6 +59,8 @@ export function hubCluster(base: Cluster, onObservations: (rows: readonly Observ
     else mine.delete(ip);
   };
   let ready = false;
+  let backupFailing = false;
+  const state = (): ToWorker => ({ t: 'state', ready, redis: base.redis(), backupFailing });
   const broadcast = (m: ToWorker, except?: number) => {
     for (const p of peers.values()) if (p.id !== except) p.send(m);
   };
@@ -151,7 +158,7 @@ export function hubCluster(base: Cluster, onObservations: (rows: readonly Observ
     },
     join(peer) {
       peers.set(peer.id, peer);
-      peer.send({ t: 'state', ready, redis: base.redis() });
+      peer.send(state());
     },
     leave(peer) {
       peers.delete(peer.id);
@@ -177,7 +184,12 @@ export function hubCluster(base: Cluster, onObservations: (rows: readonly Observ
     },
     announce(now) {
       ready = now;
-      broadcast({ t: 'state', ready, redis: base.redis() });
+      broadcast(state());
+    },
+    announceBackup(failing) {
+      if (failing === backupFailing) return;
+      backupFailing = failing;
+      broadcast(state());
     },
   };
 }

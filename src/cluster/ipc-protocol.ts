@@ -48,7 +48,8 @@ export type ToWorker =
   | { readonly t: 'rl'; readonly id: number; readonly result: HitResult }
   | { readonly t: 'gather'; readonly id: number }
   | { readonly t: 'stream'; readonly id: number; readonly ok: boolean }
-  | { readonly t: 'state'; readonly ready: boolean; readonly redis: 'up' | 'down' | undefined };
+  /** What the workers' `/health` reports: readiness, Redis, and the primary's backup (which runs only there). */
+  | { readonly t: 'state'; readonly ready: boolean; readonly redis: 'up' | 'down' | undefined; readonly backupFailing?: boolean };
 
 /** The message channel to the other side; node:cluster's worker or process in production. */
 export interface Channel<Out, In> {

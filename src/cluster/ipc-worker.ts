@@ -33,6 +33,8 @@ class IpcRateLimitStore implements RateLimitStore<Promise<HitResult>> {
 export interface WorkerCluster extends Cluster {
   /** True once the primary says every worker accepts requests (`/health`). */
   ready(): boolean;
+  /** True while the primary says its backup is failing (`/health`, docs/reference/backups.md). */
+  backupFailing(): boolean;
   /** Hands an answered request to the primary's figures (batched; see `flush`). */
   observe(o: Observation): void;
   /** Stream caps counted by the primary for the whole server. */
@@ -56,7 +58,7 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
   const gapListeners: (() => void)[] = [];
   const revocationListeners: ((e: readonly RevokedSession[] | null) => void)[] = [];
   const store = new IpcRateLimitStore((m) => channel.send(m));
-  let state: { ready: boolean; redis: 'up' | 'down' | undefined } = { ready: false, redis: undefined };
+  let state: { ready: boolean; redis: 'up' | 'down' | undefined; backupFailing: boolean } = { ready: false, redis: undefined, backupFailing: false };
   let live: () => LiveFigures = () => ({ open: 0, queries: 0, streams: [] });
   let buffer: Observation[] = [];
   let streamAsk = 0;
@@ -104,7 +106,7 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
         channel.send({ t: 'gathered', id: m.id, live: live() });
         return;
       case 'state':
-        state = { ready: m.ready, redis: m.redis };
+        state = { ready: m.ready, redis: m.redis, backupFailing: m.backupFailing === true };
         return;
     }
   });
@@ -124,6 +126,7 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
     cron: { claim: async () => false },
     redis: () => state.redis,
     ready: () => state.ready,
+    backupFailing: () => state.backupFailing,
     observe(o) {
       buffer.push(o);
       if (buffer.length >= FLUSH_AT) flush();

@@ -143,4 +143,24 @@ describe('workers sharing one server through the primary', () => {
     await tick();
     expect(w1.ready()).toBe(true);
   });
+
+  it('tell the workers’ health that the primary’s backup fails, and that it recovered; a worker joining later hears it too', async () => {
+    const { hub, w1, w2 } = server();
+    await tick();
+    expect(w1.backupFailing()).toBe(false);
+    hub.announceBackup(true);
+    await tick();
+    expect([w1.backupFailing(), w2.backupFailing()]).toEqual([true, true]);
+    hub.announce(true); // a readiness announcement keeps the backup state
+    await tick();
+    expect(w1.backupFailing()).toBe(true);
+    const listeners: ((m: ToWorker) => void)[] = [];
+    const late = workerCluster({ send: () => {}, onMessage: (l) => void listeners.push(l) });
+    hub.join({ id: 3, send: (m) => queueMicrotask(() => listeners.forEach((l) => l(m))) });
+    await tick();
+    expect(late.backupFailing()).toBe(true);
+    hub.announceBackup(false);
+    await tick();
+    expect([w1.backupFailing(), w2.backupFailing(), late.backupFailing()]).toEqual([false, false, false]);
+  });
 });

@@ -161,7 +161,7 @@ export interface RouteDeclaration<B extends BodySpec = BodySpec, Q extends TSche
   readonly description?: string;
   readonly operationId?: string;
   readonly access: A;
-  readonly rule?: (jwt: Jwt | null, s: Services, early: EarlyRequest) => boolean | Promise<boolean>;
+  readonly rule?: (jwt: JwtFor<A>, s: Services, early: EarlyRequest) => boolean | Promise<boolean>;
   readonly rateLimit?: RateLimitKey | ((early: EarlyRequest, s: Services) => RateLimitKey | null);
   readonly body?: B;
   /** For `body: 'raw'`: the media types accepted, for the document. */

@@ -45,7 +45,8 @@ export async function runRoute(route: DeclaredRoute, ctx: RequestContext, s: Ser
     headers: ctx.req.headers,
     source: d.body === 'raw' ? ctx.req : undefined,
   };
-  const out = await d.handler(input as never, s); //                                         4
+  // The declaration is stored erased (DeclaredRoute); the validators above produced what it declared.
+  const out = await d.handler(input as Parameters<typeof d.handler>[0], s); //              4
   const streaming = answer(ctx, out, d.capped, s.config.maxResponseBytes);
   if (streaming) await streaming;
 }

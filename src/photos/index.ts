@@ -14,7 +14,7 @@ export type { ImageMime, Dimensions } from './sniff.js';
 export { MAX_PIXELS, MAX_SIDE, HEAD_MAX } from './inspect.js';
 export { DbBlobStore, prepareBlobTable } from './db-blob-store.js';
 export { photoStoreFor } from './db-store-for.js';
-export { openPhotoStore } from './open-store.js';
+export { openPhotoStore, openSqlitePhotoStore } from './open-store.js';
 export { S3BlobStore } from './s3-blob-store.js';
 export { PhotoRecovery, markPending, clearPending } from './recovery.js';
 export { migratePhotos, folderTarget, bucketTarget } from './migrate.js';

@@ -14,8 +14,22 @@ import { DbBlobStore, prepareBlobTable } from './db-blob-store.js';
 import { photoStoreFor } from './db-store-for.js';
 import { S3BlobStore } from './s3-blob-store.js';
 
-export async function openPhotoStore(storageUrl: string | undefined, driver: Driver, dataDir: string): Promise<FsBlobStore | undefined> {
-  if (storageUrl === undefined) return photoStoreFor(driver, dataDir);
+/**
+ * The photo store of a SQLite deployment, for commands that run beside (or without) its server
+ * (`tablebase backup create`): the same choice as `openPhotoStore`, no database needed. The
+ * caller closes it with `close`.
+ */
+export async function openSqlitePhotoStore(storageUrl: string | undefined, dataDir: string): Promise<{ store: FsBlobStore; close: () => void }> {
+  if (storageUrl !== undefined && isS3Url(storageUrl)) {
+    const store = (await openPhotoStore(storageUrl, undefined, dataDir)) as S3BlobStore;
+    return { store, close: () => store.bucket.destroy() };
+  }
+  const root = storageUrl === undefined ? join(dataDir, 'photos') : fileURLToPath(storageUrl);
+  return { store: new FsBlobStore(root), close: () => {} };
+}
+
+export async function openPhotoStore(storageUrl: string | undefined, driver: Driver | undefined, dataDir: string): Promise<FsBlobStore | undefined> {
+  if (storageUrl === undefined) return driver ? photoStoreFor(driver, dataDir) : undefined;
   if (isS3Url(storageUrl)) {
     const bucket = openS3(storageUrl);
     try {
@@ -28,7 +42,7 @@ export async function openPhotoStore(storageUrl: string | undefined, driver: Dri
   }
   const root = fileURLToPath(storageUrl);
   // A database only this process serves (SQLite) needs no shared copy; one shared by nodes does.
-  if (!driver.dialect.sharedByNodes) return new FsBlobStore(root);
+  if (!driver?.dialect.sharedByNodes) return new FsBlobStore(root);
   await prepareBlobTable(driver);
   return new DbBlobStore(root, driver);
 }

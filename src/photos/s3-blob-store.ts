@@ -142,6 +142,15 @@ export class S3BlobStore extends FsBlobStore {
     await super.delete(id);
   }
 
+  /** Originals only: their keys are the ids, all starting `ph_` (thumbnails sit under `thumbs/`). */
+  override async originals(): Promise<string[]> {
+    return this.#call('listing photos', async () => {
+      const ids: string[] = [];
+      for await (const o of this.bucket.list('ph_')) if (PHOTO_ID.test(o.name)) ids.push(o.name);
+      return ids;
+    });
+  }
+
   override async scan(cursor: string | undefined, limit: number): Promise<BlobScan> {
     return this.#call('listing photos', async () => {
       const ids = new Map<string, number>();

@@ -222,7 +222,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
   opened.add('the photo sweep', () => photos.stopRecovery());
   // The one backup start-up: it follows the writer's WAL, so only the process that owns the writer calls it.
   // Workers forward /dashboard/backups to the primary (serverWide routes).
-  const backup = ownsWriter(proc) ? await startBackup({ driver, dataDir: config.dataDir, settings: config.backup, databaseUrl: config.databaseUrl, log }) : undefined;
+  const backup = ownsWriter(proc) ? await startBackup({ driver, photoStore: photos.store, settings: config.backup, databaseUrl: config.databaseUrl, log }) : undefined;
   const oauth = createOAuthService({ rt, auth, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId });
   const router = new Router(routeTable());
   const metrics = new Metrics();

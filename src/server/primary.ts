@@ -97,13 +97,15 @@ export async function runPrimary(project: Project, config: AppConfig, log: Logge
   });
   for (let i = 0; i < workers; i++) fork();
 
-  // Redis going down or coming back reaches the workers' /health.
+  // Redis going down or coming back, and the backup failing or recovering (it runs only here),
+  // reach the workers' /health within half a second; the hub sends only changes.
   let redis = h.redis();
   const watch = setInterval(() => {
     if (h.redis() !== redis) {
       redis = h.redis();
       h.announce(ready);
     }
+    if (app.backup) h.announceBackup(app.backup.status().failing);
   }, 500).unref();
 
   const stop = async (signal: string) => {

@@ -2,20 +2,13 @@
  * `backup create` from the command line while the server serves (docs/reference/backups.md): a
  * consistent copy through SQLite, listed by `backup list`, restorable; a write after it is not in it.
  */
-import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRows, listRows } from '../helpers/rows.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { destination, newDataDir, PROJECT, runCli } from './helpers.js';
+import { startServer } from '../helpers/server.js';
+import { newDataDir, PROJECT, runCli, backupScene } from './helpers.js';
 
 describe('backup create from the command line', () => {
-  const dest = destination();
-  const folders: string[] = [dest.dir];
-  const servers: TestServer[] = [];
-  afterAll(async () => {
-    for (const s of servers) await s.dispose();
-    for (const f of folders) rmSync(f, { recursive: true, force: true });
-  });
+  const { dest, servers, folders } = backupScene();
 
   it('snapshots a serving database and restores it', async () => {
     const s = await startServer();

@@ -1,10 +1,11 @@
 /** What the backup tests share: running the CLI, a destination folder, photos. */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT } from '../helpers/server.js';
+import { afterAll } from 'vitest';
+import { ROOT, type TestServer } from '../helpers/server.js';
 
 export interface CliRun {
   code: number | null;
@@ -33,6 +34,20 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
 export function destination(): { dir: string; url: string } {
   const dir = mkdtempSync(join(tmpdir(), 'tb-backup-'));
   return { dir, url: pathToFileURL(dir).href };
+}
+
+/**
+ * What most backup tests set up: a destination folder, and the servers and folders a test adds to
+ * `servers` / `folders`, all stopped and removed after the file's tests (even when one fails).
+ */
+export function backupScene(): { dest: { dir: string; url: string }; servers: TestServer[]; folders: string[] } {
+  const dest = destination();
+  const scene = { dest, servers: [] as TestServer[], folders: [dest.dir] };
+  afterAll(async () => {
+    for (const s of scene.servers) await s.dispose();
+    for (const f of scene.folders) rmSync(f, { recursive: true, force: true });
+  });
+  return scene;
 }
 
 /** A data folder path that does not exist yet. */

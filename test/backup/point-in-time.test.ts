@@ -3,24 +3,18 @@
  * phase's rows, across a WAL checkpoint (a new epoch) between them (docs/reference/backups.md).
  * The restores run while the server still serves.
  */
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pause } from '../helpers/poll.js';
 import { createRows, listRows, write } from '../helpers/rows.js';
-import { startServer, type Row, type TestServer } from '../helpers/server.js';
-import { destination, newDataDir, runCli } from './helpers.js';
+import { startServer, type Row } from '../helpers/server.js';
+import { newDataDir, runCli, backupScene } from './helpers.js';
 
 const byId = (rows: Row[]) => [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
 
 describe('point-in-time restore', () => {
-  const dest = destination();
-  const folders: string[] = [dest.dir];
-  const servers: TestServer[] = [];
-  afterAll(async () => {
-    for (const s of servers) await s.dispose();
-    for (const f of folders) rmSync(f, { recursive: true, force: true });
-  });
+  const { dest, servers, folders } = backupScene();
 
   async function restoredRows(at: number): Promise<Row[]> {
     const target = newDataDir();

@@ -4,23 +4,17 @@
  * byte (docs/reference/backups.md).
  */
 import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { image, sendBinary } from '../helpers/photos.js';
 import { pause } from '../helpers/poll.js';
 import { createRows, listRows } from '../helpers/rows.js';
-import { bearer, secret, startServer, type TestServer } from '../helpers/server.js';
+import { bearer, secret, startServer } from '../helpers/server.js';
 import { signIn, signUp, uniqueEmail } from '../helpers/users.js';
-import { destination, newDataDir, runCli } from './helpers.js';
+import { newDataDir, runCli, backupScene } from './helpers.js';
 
 describe('restore after kill -9 and the loss of the data folder', () => {
   const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret() };
-  const dest = destination();
-  const servers: TestServer[] = [];
-  const folders: string[] = [dest.dir];
-  afterAll(async () => {
-    for (const s of servers) await s.dispose();
-    for (const f of folders) rmSync(f, { recursive: true, force: true });
-  });
+  const { dest, servers, folders } = backupScene();
 
   it('brings back every row, the user and the photo', async () => {
     const s = await startServer({ env, args: ['--backup', dest.url] });

@@ -4,13 +4,12 @@
  * and a restore holds every answered write. GET answers the window and the snapshots; 404 without
  * a destination.
  */
-import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pause } from '../helpers/poll.js';
 import { createRows, listRows } from '../helpers/rows.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer } from '../helpers/server.js';
 import { signIn, startServerWithAdmin } from '../helpers/users.js';
-import { destination, newDataDir, runCli } from './helpers.js';
+import { newDataDir, runCli, backupScene } from './helpers.js';
 
 const ADMIN = { email: 'snap-admin@example.com', password: 'admin-password-1' };
 interface Snap {
@@ -28,13 +27,7 @@ interface Listing {
 }
 
 describe('a snapshot under a steady write load', () => {
-  const dest = destination();
-  const folders: string[] = [dest.dir];
-  const servers: TestServer[] = [];
-  afterAll(async () => {
-    for (const s of servers) await s.dispose();
-    for (const f of folders) rmSync(f, { recursive: true, force: true });
-  });
+  const { dest, servers, folders } = backupScene();
 
   it('answers every write while the snapshot runs, and the restore holds them all', async () => {
     const { server: s, dataDir } = await startServerWithAdmin(ADMIN, { args: ['--backup', dest.url] });

@@ -3,6 +3,7 @@
  * with the `tablebase.v1` subprotocol, keeps every message, and waits for the ones a test names.
  */
 import WebSocket from 'ws';
+import { afterEach } from 'vitest';
 
 export interface LiveMessage {
   type: 'data' | 'error' | 'pong';
@@ -91,4 +92,20 @@ export async function openLive(base: string, options: { headers?: Record<string,
     close: () => ws.terminate(),
   };
   return client;
+}
+
+/**
+ * `live(headers?)` opens a `/db/live` connection to the server `base()` names; every connection a
+ * test opened is closed after it, pass or fail.
+ */
+export function liveSockets(base: () => string): (headers?: Record<string, string>) => Promise<LiveClient> {
+  const open: LiveClient[] = [];
+  afterEach(() => {
+    for (const c of open.splice(0)) c.close();
+  });
+  return async (headers) => {
+    const c = await openLive(base(), { headers });
+    open.push(c);
+    return c;
+  };
 }

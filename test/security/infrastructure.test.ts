@@ -50,7 +50,8 @@ function fill(path: string): number {
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('a full disk is 503 until it takes writes again (issue #26)', () => {
+// The data folder's disk holds the SQLite database: the PostgreSQL run's servers write elsewhere.
+describe.skipIf(process.env.TABLEBASE_TEST_DB === 'postgres')('a full disk is 503 until it takes writes again (issue #26)', () => {
   it('writes and photo uploads are 503 with Retry-After, /health is 503, and the same server resumes once space is freed', async () => {
     const mnt = mkdtempSync(join(tmpdir(), 'tb-fulldisk-'));
     const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=48m', 'tmpfs', mnt]);

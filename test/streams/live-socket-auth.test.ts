@@ -3,23 +3,15 @@
  * one request of its route), and an `auth` message re-authorizes every open subscription
  * (docs/reference/live.md).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useLiveWorld } from '../helpers/live.js';
-import { openLive, type LiveClient } from '../helpers/live-socket.js';
+import { liveSockets } from '../helpers/live-socket.js';
 import { tag as newTag } from '../helpers/rows.js';
 import { signUp } from '../helpers/users.js';
 
 const w = useLiveWorld();
 const tag = () => newTag('wsa');
-const sockets: LiveClient[] = [];
-const live = async (headers?: Record<string, string>) => {
-  const c = await openLive(w.s.base, { headers });
-  sockets.push(c);
-  return c;
-};
-afterEach(() => {
-  for (const c of sockets.splice(0)) c.close();
-});
+const live = liveSockets(() => w.s.base);
 const token = (auth: Record<string, string>) => auth.authorization!.slice('Bearer '.length);
 
 describe('/db/live rate limits', () => {

@@ -3,22 +3,14 @@
  * stream routes: first payload, change-driven pushes, no identical consecutive payloads; a denied
  * subscribe is an error for that id only and the connection stays usable.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useLiveWorld } from '../helpers/live.js';
-import { openLive, type LiveClient } from '../helpers/live-socket.js';
+import { liveSockets } from '../helpers/live-socket.js';
 import { tag as newTag } from '../helpers/rows.js';
 
 const w = useLiveWorld();
 const tag = () => newTag('ws');
-const sockets: LiveClient[] = [];
-const live = async (headers?: Record<string, string>) => {
-  const c = await openLive(w.s.base, { headers });
-  sockets.push(c);
-  return c;
-};
-afterEach(() => {
-  for (const c of sockets.splice(0)) c.close();
-});
+const live = liveSockets(() => w.s.base);
 
 describe('/db/live', () => {
   it('answers get, list and count subscriptions with their first payloads, then pushes changes to the matching ones', async () => {

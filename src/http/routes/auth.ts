@@ -171,7 +171,7 @@ export const authRoutes = [
     body: 'raw',
     responses: { 204: 'Signed out; no body' },
     handler: async ({ jwt, source }, s) => {
-      await s.authFlows.logout(jwt!, (await logoutBody(source!)).all === true);
+      await s.authFlows.logout(jwt, (await logoutBody(source)).all === true);
       return noContent();
     },
   }),

@@ -114,7 +114,7 @@ export const dashboardRoutes = [
     responses: { 200: S.Row },
     errors: ['NOT_FOUND', 'CONFLICT', 'HOOK_REJECTED', 'WRITE_QUEUE_FULL'],
     examples: { body: { table: 'tasks', object: { title: 'Write the report' } } },
-    handler: ({ body, jwt }, s) => s.dashboard.rows.create(jwt!, body.table, body.object),
+    handler: ({ body, jwt }, s) => s.dashboard.rows.create(jwt, body.table, body.object),
   }),
   defineRoute({
     ...admin,
@@ -127,7 +127,7 @@ export const dashboardRoutes = [
     responses: { 200: S.Row },
     errors: ['NOT_FOUND', 'CONFLICT', 'HOOK_REJECTED', 'WRITE_QUEUE_FULL'],
     examples: { body: { table: 'tasks', id: 'tk_01jf8x7k2m3n4p5q6r7s8t9v0w', values: { isComplete: true } } },
-    handler: ({ body, jwt }, s) => s.dashboard.rows.update(jwt!, body.table, body.id, body.values),
+    handler: ({ body, jwt }, s) => s.dashboard.rows.update(jwt, body.table, body.id, body.values),
   }),
   defineRoute({
     ...admin,
@@ -138,7 +138,7 @@ export const dashboardRoutes = [
     body: S.RowRef,
     responses: { 204: 'Deleted' },
     errors: ['NOT_FOUND', 'HOOK_REJECTED', 'WRITE_QUEUE_FULL'],
-    handler: async ({ body, jwt }, s) => (await s.dashboard.rows.delete(jwt!, body.table, body.id), noContent()),
+    handler: async ({ body, jwt }, s) => (await s.dashboard.rows.delete(jwt, body.table, body.id), noContent()),
   }),
   defineRoute({
     ...admin,
@@ -149,7 +149,7 @@ export const dashboardRoutes = [
     body: S.RowRef,
     responses: { 200: S.Row },
     errors: ['NOT_FOUND'],
-    handler: ({ body, jwt }, s) => s.dashboard.users.markVerified(jwt!, body.table, body.id),
+    handler: ({ body, jwt }, s) => s.dashboard.users.markVerified(jwt, body.table, body.id),
   }),
   defineRoute({
     ...admin,
@@ -161,7 +161,7 @@ export const dashboardRoutes = [
     body: S.RowRef,
     responses: { 204: 'Sent' },
     errors: ['NOT_FOUND', 'UNAVAILABLE'],
-    handler: async ({ body, jwt }, s) => (await s.dashboard.users.sendReset(jwt!, body.table, body.id), noContent()),
+    handler: async ({ body, jwt }, s) => (await s.dashboard.users.sendReset(jwt, body.table, body.id), noContent()),
   }),
   defineRoute({
     ...admin,
@@ -173,7 +173,7 @@ export const dashboardRoutes = [
     body: S.RowRef,
     responses: { 200: Type.Object({ revoked: Type.Integer({ minimum: 0 }) }) },
     errors: ['NOT_FOUND'],
-    handler: async ({ body, jwt }, s) => ({ revoked: await s.dashboard.users.revokeSessions(jwt!, body.table, body.id) }),
+    handler: async ({ body, jwt }, s) => ({ revoked: await s.dashboard.users.revokeSessions(jwt, body.table, body.id) }),
   }),
   defineRoute({
     ...admin,
@@ -209,7 +209,7 @@ export const dashboardRoutes = [
     params: Type.Object({ id: S.RowId }),
     responses: { 204: 'Deleted' },
     errors: ['NOT_FOUND'],
-    handler: async ({ params, jwt }, s) => (await s.dashboard.photos.delete(jwt!, params.id), noContent()),
+    handler: async ({ params, jwt }, s) => (await s.dashboard.photos.delete(jwt, params.id), noContent()),
   }),
   defineRoute({
     ...admin,
@@ -232,7 +232,7 @@ export const dashboardRoutes = [
     params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 128 }) }),
     responses: { 200: S.CronRun },
     errors: ['NOT_FOUND'],
-    handler: ({ params, jwt }, s) => s.dashboard.cron.runNow(jwt!, params.name),
+    handler: ({ params, jwt }, s) => s.dashboard.cron.runNow(jwt, params.name),
   }),
   defineRoute({
     ...admin,

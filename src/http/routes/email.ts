@@ -34,7 +34,7 @@ export const emailRoutes = [
     rule: async (jwt, s) => {
       if (jwt?.admin?.isAdmin === true) return true;
       const canSend = s.rt.model.project.email?.canSend;
-      return canSend ? (await canSend(jwt!)) === true : false;
+      return canSend ? (await canSend(jwt)) === true : false;
     },
     body: EmailMessage,
     responses: { 200: Type.Object({ id: Type.String() }, { additionalProperties: false }) },

@@ -41,7 +41,7 @@ export const photoRoutes = [
     responses: { 200: Photo },
     errors: ['UNSUPPORTED_MEDIA_TYPE', 'UNAVAILABLE'],
     examples: { data: { id: 'ph_01jf8x7k2m3n4p5q', mimeType: 'image/png', size: 1024, ownerId: null, width: 64, height: 64, createdAt: '2026-11-22T10:00:00.000Z' } },
-    handler: ({ source, jwt }, s) => s.photos.upload(source!, jwt),
+    handler: ({ source, jwt }, s) => s.photos.upload(source, jwt),
   }),
   defineRoute({
     method: 'GET',

@@ -116,7 +116,7 @@ export const signInRoutes = [
     responses: { 200: 'Empty body' },
     examples: { body: { type: 'sendChangeEmail', newEmail: 'ann@new.example.com' } },
     handler: async ({ body, jwt }, s) => {
-      const send = await sendChangeEmail(s, jwt!, body.newEmail);
+      const send = await sendChangeEmail(s, jwt, body.newEmail);
       inBackground(s.rt, 'changeEmail', send);
       return empty();
     },
@@ -171,7 +171,7 @@ export const signInRoutes = [
     body: 'raw',
     responses: { 302: 'Back to redirectTo, with the tokens or an error in the fragment' },
     errors: ['INVALID_OAUTH_STATE', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'],
-    handler: async ({ params, source }, s) => redirect((await s.oauth.callback(params.provider, await formFields(source!))).location),
+    handler: async ({ params, source }, s) => redirect((await s.oauth.callback(params.provider, await formFields(source))).location),
   }),
 ];
 

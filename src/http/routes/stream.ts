@@ -38,7 +38,7 @@ function streamRoute(path: string, op: DataOp, summary: string, body: string, da
     },
     errors: ['NOT_FOUND', 'RESPONSE_TOO_LARGE'],
     handler: async (input, s) => {
-      const o = operationFor(s.rt.model, op, input as never);
+      const o = operationFor(s.rt.model, op, input);
       const read = await openLiveRead(s.rt, s.live, o, s.config.maxResponseBytes); //  2–5 (pipeline/live-read.ts)
       const accept = input.headers.accept as string | undefined;
       // With workers the caps count the whole server (docs/reference/scaling.md): a place first.

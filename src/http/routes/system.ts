@@ -60,7 +60,8 @@ export const systemRoutes = [
       if ((await s.health.check()).includes('disk')) throw new InfrastructureError('disk', undefined);
       const redisDown = s.cluster.redis() === 'down';
       // Three consecutive failed syncs (docs/reference/backups.md): serving, but not backed up.
-      const backupFailing = s.backup?.status().failing === true;
+      // A worker of `--workers` has no backup of its own: its primary's state, as last announced.
+      const backupFailing = s.backup?.status().failing === true || s.cluster.backupFailing?.() === true;
       // Photo storage down (an unreachable bucket) degrades only the photo routes
       // (docs/reference/object-storage.md): the node still serves everything else.
       const storageDown = (await s.photos.storageHealth()) === 'down';
