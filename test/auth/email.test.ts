@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/expect.js';
 import { until } from '../helpers/poll.js';
+import { scenarios, type Scenario, type ScenarioContext } from '../helpers/scenario.js';
 import { bearer, databaseText, startServer, type Envelope, type Reply, type TestServer } from '../helpers/server.js';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
 import { signInReply, signUpReply, startServerWithAdmin, uniqueEmail } from '../helpers/users.js';
@@ -74,8 +75,14 @@ describe('through the outbox folder', { timeout: 180_000 }, () => {
   const VERIFY = 'Verify your email address';
   const RESET = 'Reset your password';
 
+  /** Scenario rows go through `recorded()`, so their replies join the plaintext sweep too. */
+  const ctx: ScenarioContext = { server: null as unknown as TestServer, who: {}, vars: {} };
+  const DIRECT = { to: uniqueEmail('direct'), subject: 'Direct note', text: 'hello there' };
+
   beforeAll(async () => {
     ({ server: s, dataDir, cliOutput } = await startServerWithAdmin(ADMIN, { env: { LOG_LEVEL: 'trace' } }));
+    ctx.server = recorded();
+    ctx.who = { user: bearer((await signUp(uniqueEmail('refused'), pw('r1'))).json.data.accessToken) };
   }, 120_000);
   afterAll(async () => {
     await s?.dispose();
@@ -107,12 +114,18 @@ describe('through the outbox folder', { timeout: 180_000 }, () => {
     expect(mailsTo(ghost)).toEqual([]);
   });
 
-  it('refuses unknown, malformed and wrong-kind confirmation tokens without using them up', async () => {
-    for (const token of ['A'.repeat(43), 'short', 42, undefined]) {
-      expectError(await post('/auth/confirm', { type: 'confirmVerifyEmail', token }), 400, 'INVALID_CONFIRMATION_TOKEN');
-      expectError(await post('/auth/confirm', { type: 'confirmResetPassword', token, newPassword: pw('n0') }), 400, 'INVALID_CONFIRMATION_TOKEN');
-    }
-    expectError(await post('/auth/confirm', { type: 'confirm', token: 'A'.repeat(43) }), 400, 'BAD_REQUEST');
+  const confirm = (name: string, body: object, code: string): Scenario => ({ name, method: 'POST', path: '/auth/confirm', body, status: 400, code, lacks: [MARK] });
+  scenarios(
+    'unknown and malformed confirmation tokens',
+    ctx,
+    (['A'.repeat(43), 'short', 42, undefined] as const).flatMap((token) => [
+      confirm(`verify with token ${String(token)}`, { type: 'confirmVerifyEmail', token }, 'INVALID_CONFIRMATION_TOKEN'),
+      confirm(`reset with token ${String(token)}`, { type: 'confirmResetPassword', token, newPassword: pw('n0') }, 'INVALID_CONFIRMATION_TOKEN'),
+    ]),
+  );
+  scenarios('an unknown confirmation type', ctx, [confirm('type "confirm"', { type: 'confirm', token: 'A'.repeat(43) }, 'BAD_REQUEST')]);
+
+  it('refuses a wrong-kind confirmation token without using it up', async () => {
     const email = uniqueEmail('kind');
     await signUp(email, pw('k1'));
     const token = linkToken((await waitForMail(email, VERIFY)).text, 'verify');
@@ -158,13 +171,17 @@ describe('through the outbox folder', { timeout: 180_000 }, () => {
     expect((await signIn('admins', ADMIN.email, ADMIN.password)).status).toBe(200);
   });
 
-  it('POST /email: 401 without a token, 403 for a user, 200 {id} for an admin, into the outbox', async () => {
+  scenarios('the admin-only routes refuse anyone else', ctx, [
+    { name: '401 without a token', method: 'POST', path: '/email', body: DIRECT, status: 401, code: 'UNAUTHENTICATED' },
+    { name: '403 for a user', method: 'POST', path: '/email', as: 'user', body: DIRECT, status: 403, code: 'FORBIDDEN' },
+    { name: '401 without a token', method: 'GET', path: '/dashboard/metrics', status: 401, code: 'UNAUTHENTICATED' },
+    { name: '403 for a user', method: 'GET', path: '/dashboard/metrics', as: 'user', status: 403, code: 'FORBIDDEN' },
+  ]);
+
+  it('POST /email: 200 {id} for an admin, into the outbox', async () => {
     const admin = (await signIn('admins', ADMIN.email, ADMIN.password)).json.data.accessToken;
-    const user = (await signUp(uniqueEmail('mailer'), pw('m1'))).json.data.accessToken;
-    const to = uniqueEmail('direct');
-    const msg = { to, subject: 'Direct note', text: 'hello there' };
-    expectError(await post('/email', msg), 401, 'UNAUTHENTICATED');
-    expectError(await call('POST', '/email', msg, bearer(user)), 403, 'FORBIDDEN');
+    const { to } = DIRECT;
+    const msg = DIRECT;
     const r = await call('POST', '/email', msg, bearer(admin));
     expect(r.status, r.text).toBe(200);
     const mail = await waitForMail(to, 'Direct note');
@@ -173,11 +190,8 @@ describe('through the outbox folder', { timeout: 180_000 }, () => {
     expect(mailsTo(to)).toHaveLength(1); // the refused requests sent nothing
   });
 
-  it('/dashboard/metrics: 401 without a token, 403 for a user, 200 for an admin', async () => {
+  it('/dashboard/metrics: 200 for an admin, with table counts', async () => {
     const admin = (await signIn('admins', ADMIN.email, ADMIN.password)).json.data.accessToken;
-    const user = (await signUp(uniqueEmail('metrics'), pw('m2'))).json.data.accessToken;
-    expectError(await call('GET', '/dashboard/metrics'), 401, 'UNAUTHENTICATED');
-    expectError(await call('GET', '/dashboard/metrics', undefined, bearer(user)), 403, 'FORBIDDEN');
     const r = await call<{ data: { tables: Record<string, number> } }>('GET', '/dashboard/metrics', undefined, bearer(admin));
     expect(r.status, r.text).toBe(200);
     expect(r.json.data.tables.users).toBeGreaterThan(0);

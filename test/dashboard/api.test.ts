@@ -7,12 +7,16 @@
 import sharp from 'sharp';
 import { signIn } from '../helpers/users.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer } from '../helpers/server.js';
+import { scenarios, type ScenarioContext } from '../helpers/scenario.js';
+import { bearer, type TestServer } from '../helpers/server.js';
 import { startDashboardServer, uploadPhoto, USER, type DashboardFixture } from './fixture.js';
 
 let f: DashboardFixture;
+const ctx: ScenarioContext = { server: null as unknown as TestServer, who: {}, vars: {} };
 beforeAll(async () => {
   f = await startDashboardServer(3);
+  ctx.server = f.server;
+  ctx.who = { admin: bearer(f.adminToken) };
 }, 120_000);
 afterAll(() => f?.dispose());
 
@@ -42,14 +46,6 @@ describe('rows', () => {
     const created = await f.server.call('POST', '/dashboard/rows', { table: 'events', object: { title: 'from the dashboard' } }, admin());
     expect(created.status, created.text).toBe(200);
     const id = created.json.data.id;
-    const rejected = await f.server.call('PATCH', '/dashboard/rows', { table: 'events', id, values: { title: 'forbidden' } }, admin());
-    expect(rejected.status).toBe(400);
-    expect(rejected.json.error).toMatchObject({ code: 'HOOK_REJECTED', message: 'title is forbidden' });
-    const bad = await f.server.call('PATCH', '/dashboard/rows', { table: 'tasks', id, values: { priority: 'high' } }, admin());
-    expect(bad.status).toBe(400);
-    expect(bad.json.error.details[0]!.path).toBe('/values/priority');
-    const missing = await f.server.call('POST', '/dashboard/rows', { table: 'tasks', object: {} }, admin());
-    expect(missing.json.error.details[0]!.path).toBe('/object/title');
     const updated = await f.server.call('PATCH', '/dashboard/rows', { table: 'events', id, values: { kind: 'x' } }, admin());
     expect(updated.json.data.kind).toBe('x');
     expect((await f.server.call('DELETE', '/dashboard/rows', { table: 'events', id }, admin())).status).toBe(204);
@@ -67,15 +63,63 @@ describe('rows', () => {
     expect(page.json.data.items[0]!.priority).toBe(2);
     const users = await f.server.get('/dashboard/rows', { table: 'users' }, admin());
     expect(users.json.data.items[0]).not.toHaveProperty('password');
-    const view = await f.server.call('POST', '/dashboard/rows', { table: 'task_board', object: {} }, admin());
-    expect(view.status).toBe(403);
-    const sessions = await f.server.get('/dashboard/rows', { table: '_sessions' }, admin());
-    expect(sessions.json.data.total).toBeGreaterThan(0);
-    const internal = await f.server.call('DELETE', '/dashboard/rows', { table: '_sessions', id: sessions.json.data.items[0]!.id }, admin());
-    expect(internal.status).toBe(403);
-    const tooDeep = await f.server.get('/dashboard/rows', { table: 'tasks', limit: 5000 }, admin());
-    expect(tooDeep.status).toBe(400);
   });
+
+  // One request, one refusal each (the admin bypasses rules, not validation, hooks or the read-only tables).
+  scenarios('refusals to the admin', ctx, [
+    {
+      name: 'a before-hook rejects the update with its message',
+      method: 'PATCH',
+      path: '/dashboard/rows',
+      as: 'admin',
+      before: async (c) => {
+        const created = await f.server.call('POST', '/dashboard/rows', { table: 'events', object: { title: 'to be refused' } }, admin());
+        expect(created.status, created.text).toBe(200);
+        c.vars.event = created.json.data.id;
+      },
+      body: (c) => ({ table: 'events', id: c.vars.event, values: { title: 'forbidden' } }),
+      status: 400,
+      code: 'HOOK_REJECTED',
+      contains: ['"message":"title is forbidden"'],
+    },
+    {
+      name: 'a value of the wrong kind names its path',
+      method: 'PATCH',
+      path: '/dashboard/rows',
+      as: 'admin',
+      body: (c) => ({ table: 'tasks', id: c.vars.event, values: { priority: 'high' } }),
+      status: 400,
+      code: 'BAD_REQUEST',
+      after: async (r) => expect(r.json.error.details[0]!.path).toBe('/values/priority'),
+    },
+    {
+      name: 'a missing required column names its path',
+      method: 'POST',
+      path: '/dashboard/rows',
+      as: 'admin',
+      body: { table: 'tasks', object: {} },
+      status: 400,
+      code: 'BAD_REQUEST',
+      after: async (r) => expect(r.json.error.details[0]!.path).toBe('/object/title'),
+    },
+    { name: 'a view takes no writes', method: 'POST', path: '/dashboard/rows', as: 'admin', body: { table: 'task_board', object: {} }, status: 403, code: 'FORBIDDEN' },
+    {
+      name: 'an internal table takes no writes',
+      method: 'DELETE',
+      path: '/dashboard/rows',
+      as: 'admin',
+      before: async (c) => {
+        const sessions = await f.server.get('/dashboard/rows', { table: '_sessions' }, admin());
+        expect(sessions.json.data.total).toBeGreaterThan(0);
+        c.vars.session = sessions.json.data.items[0]!.id;
+      },
+      body: (c) => ({ table: '_sessions', id: c.vars.session }),
+      status: 403,
+      code: 'FORBIDDEN',
+    },
+    { name: 'a page above the list limit', method: 'GET', path: '/dashboard/rows', as: 'admin', body: { table: 'tasks', limit: 5000 }, status: 400, code: 'BAD_REQUEST' },
+    { name: 'an unknown cron job', method: 'POST', path: '/dashboard/cron/nope/run', as: 'admin', status: 404, code: 'NOT_FOUND' },
+  ]);
 
   it('describes every table and view without password columns', async () => {
     const schema = (await f.server.call<{ data: { name: string; kind: string; columns: { name: string; kind: string; required: boolean }[] }[] }>('GET', '/dashboard/schema', undefined, admin())).json
@@ -114,7 +158,6 @@ describe('cron', () => {
     expect(runs.some((r) => r.trigger === 'manual')).toBe(true);
     // Newest first; no run started before the previous one finished (src/cron/scheduler.test.ts joins a slow run).
     for (let i = 1; i < runs.length; i++) expect(runs[i - 1]!.startedAt >= runs[i]!.finishedAt).toBe(true);
-    expect((await f.server.call('POST', '/dashboard/cron/nope/run', undefined, admin())).status).toBe(404);
   });
 });
 
@@ -161,21 +204,27 @@ describe('logs, live, history', () => {
   });
 });
 
-describe('the page', () => {
-  it('serves /_ and deep links with a strict CSP and no framing', async () => {
-    for (const path of ['/_', '/_/tables/tasks', '/_/cron', '/_/tables/tasks/extra']) {
-      const r = await f.server.call('GET', path);
-      expect(r.status, path).toBe(200);
-      expect(r.headers.get('content-type')).toMatch(/^text\/html/);
-      expect(r.headers.get('x-frame-options')).toBe('DENY');
-      const csp = r.headers.get('content-security-policy')!;
-      expect(csp).toContain("frame-ancestors 'none'");
-      expect(csp).toContain("script-src 'self'");
-      expect(csp).not.toContain('unsafe-inline');
-      expect(r.text).not.toMatch(/<script(?![^>]*\bsrc=)/); // no inline script
-    }
-    const js = await f.server.call('GET', '/_/assets/app.js');
-    expect(js.headers.get('content-type')).toMatch(/javascript/);
-    expect((await f.server.call('GET', '/_/assets/nope.js')).status).toBe(404);
-  });
+/** The dashboard page's answer: HTML that no other site may frame and that runs only its own scripts. */
+const page = (path: string) => ({
+  name: 'HTML with a strict CSP and no framing',
+  method: 'GET',
+  path,
+  status: 200,
+  answerHeaders: { 'content-type': /^text\/html/, 'x-frame-options': 'DENY' },
+  lacks: [/<script(?![^>]*\bsrc=)/], // no inline script
+  after: async (r: { headers: Headers }) => {
+    const csp = r.headers.get('content-security-policy')!;
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+  },
 });
+
+scenarios('the page: /_ and its deep links', ctx, [
+  page('/_'),
+  page('/_/tables/tasks'),
+  page('/_/cron'),
+  page('/_/tables/tasks/extra'),
+  { name: 'the script as JavaScript', method: 'GET', path: '/_/assets/app.js', status: 200, answerHeaders: { 'content-type': /javascript/ } },
+  { name: 'an unknown asset', method: 'GET', path: '/_/assets/nope.js', status: 404 },
+]);

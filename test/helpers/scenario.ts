@@ -37,8 +37,12 @@ export type HookEffect =
 export interface Scenario {
   name: string;
   method: string;
-  path: string;
-  /** JSON body; a GET sends it in `?body=` (docs/reference/conventions.md) unless `bodyInQuery: false`. A string is sent as is. */
+  /** The request path; a function for paths that carry an id known only when the row runs (`/img/<id>`). */
+  path: string | ((ctx: ScenarioContext) => string);
+  /**
+   * JSON body; a GET sends it in `?body=` (docs/reference/conventions.md) unless `bodyInQuery: false`. A string is sent as
+   * is, and so are bytes (an upload: give its `content-type` in `headers`).
+   */
   body?: Lazy<string | number | boolean | object | null>;
   bodyInQuery?: boolean;
   /** Who calls: a key of `ctx.who`; absent means no token. */
@@ -68,11 +72,29 @@ export interface Scenario {
 
 const resolve = <T>(v: Lazy<T>, ctx: ScenarioContext): T => (typeof v === 'function' ? (v as (c: ScenarioContext) => T)(ctx) : v);
 
+/** The path as a test title shows it: a computed path is shown by the name of its function, if any. */
+const shownPath = (sc: Scenario): string => (typeof sc.path === 'string' ? sc.path : sc.path.name || '<computed path>');
+
 function send(sc: Scenario, ctx: ScenarioContext): Promise<Reply> {
   const body = resolve(sc.body, ctx);
+  const path = resolve(sc.path, ctx);
   const headers = { ...(sc.as === undefined ? {} : whoseHeaders(ctx, sc.as)), ...sc.headers };
-  if (sc.method === 'GET' && body !== undefined && sc.bodyInQuery !== false) return ctx.server.get(sc.path, body, headers);
-  return ctx.server.call(sc.method, sc.path, body, headers);
+  if (body instanceof Uint8Array) return sendBytes(ctx, sc.method, path, body, headers);
+  if (sc.method === 'GET' && body !== undefined && sc.bodyInQuery !== false) return ctx.server.get(path, body, headers);
+  return ctx.server.call(sc.method, path, body, headers);
+}
+
+/** `server.call` sends JSON; an upload's bytes go through fetch as they are. */
+async function sendBytes(ctx: ScenarioContext, method: string, path: string, bytes: Uint8Array, headers: Record<string, string>): Promise<Reply> {
+  const r = await fetch(ctx.server.base + path, { method, body: new Uint8Array(bytes), headers });
+  const text = await r.text();
+  let json: Reply['json'] = undefined as unknown as Reply['json'];
+  try {
+    json = JSON.parse(text) as Reply['json'];
+  } catch {
+    // not JSON: the row's `code` check reports it
+  }
+  return { status: r.status, json, text, headers: r.headers };
 }
 
 function whoseHeaders(ctx: ScenarioContext, who: string): Record<string, string> {
@@ -109,7 +131,7 @@ async function checkEffect(effect: HookEffect, r: Reply, ctx: ScenarioContext, l
 
 /** Sends one scenario and checks everything it states; answers the reply for further checks. */
 export async function runScenario(sc: Scenario, ctx: ScenarioContext): Promise<Reply> {
-  const what = `${sc.method} ${sc.path}: ${sc.name}`;
+  const what = `${sc.method} ${shownPath(sc)}: ${sc.name}`;
   await sc.before?.(ctx);
   const logBefore = ctx.server.log().length;
   const r = await send(sc, ctx);
@@ -136,6 +158,6 @@ export async function runScenario(sc: Scenario, ctx: ScenarioContext): Promise<R
 /** One `describe(title)` with one test a scenario, run in the order given. */
 export function scenarios(title: string, ctx: ScenarioContext, list: Scenario[]): void {
   describe(title, () => {
-    for (const sc of list) it(`${sc.method} ${sc.path}: ${sc.name}`, () => runScenario(sc, ctx).then(() => undefined));
+    for (const sc of list) it(`${sc.method} ${shownPath(sc)}: ${sc.name}`, () => runScenario(sc, ctx).then(() => undefined));
   });
 }

@@ -4,20 +4,24 @@
  */
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { errorCode, photoRequests, usePhotoWorld, type Caller } from '../helpers/photos.js';
-import { bearer } from '../helpers/server.js';
+import { photoRequests, usePhotoWorld, type Caller } from '../helpers/photos.js';
+import { scenarios, type ScenarioContext } from '../helpers/scenario.js';
+import { bearer, type TestServer } from '../helpers/server.js';
 
 const w = usePhotoWorld();
 const { send, uploaded } = photoRequests(w);
 let stranger: Caller, png: Buffer, jpeg: Buffer;
+const ctx: ScenarioContext = { server: null as unknown as TestServer, who: {}, vars: {} };
 beforeAll(() => {
   ({ stranger, png, jpeg } = w);
+  ctx.server = w.s;
 });
 
 describe('serve', () => {
   let photo: Awaited<ReturnType<typeof uploaded>>;
   beforeAll(async () => {
     photo = await uploaded(png);
+    ctx.vars.photo = photo.id;
   });
 
   it('answers the exact bytes with type, length, ETag, caching and nosniff, to anyone', async () => {
@@ -98,19 +102,21 @@ describe('serve', () => {
     expect([meta.width, meta.height]).toEqual([45, 30]);
   });
 
-  it('400 for absurd or malformed thumbnail sizes', async () => {
-    for (const thumb of ['0x0', '0x10', '100000x100000', '5000x10', '-5x10', 'abc', '10', '10x', 'x10', '1.5x2', '10x10x10', '']) {
-      const r = await send('GET', `/img/${photo.id}?thumb=${encodeURIComponent(thumb)}`);
-      expect(r.status, `thumb=${thumb}: ${r.text}`).toBe(400);
-      expect(errorCode(r)).toBe('BAD_REQUEST');
-    }
-  });
+  scenarios(
+    '400 for absurd or malformed thumbnail sizes',
+    ctx,
+    ['0x0', '0x10', '100000x100000', '5000x10', '-5x10', 'abc', '10', '10x', 'x10', '1.5x2', '10x10x10', ''].map((thumb) => ({
+      name: `/img/<photo>?thumb=${thumb}`,
+      method: 'GET',
+      path: (c: ScenarioContext) => `/img/${c.vars.photo}?thumb=${encodeURIComponent(thumb)}`,
+      status: 400,
+      code: 'BAD_REQUEST',
+    })),
+  );
 
-  it('404 for an unknown or malformed photo id', async () => {
-    for (const id of ['ph_0000000000000000', 'nope', 'ph_..%2F..%2Fdb.sqlite']) {
-      const r = await send('GET', `/img/${id}`);
-      expect(r.status, id).toBe(404);
-      expect(errorCode(r)).toBe('NOT_FOUND');
-    }
-  });
+  scenarios(
+    '404 for an unknown or malformed photo id',
+    ctx,
+    ['ph_0000000000000000', 'nope', 'ph_..%2F..%2Fdb.sqlite'].map((id) => ({ name: 'unknown or malformed id', method: 'GET', path: `/img/${id}`, status: 404, code: 'NOT_FOUND' })),
+  );
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/expect.js';
 import { pause, until } from '../helpers/poll.js';
 import { apnsToken, fcmToken, listDevices, registerDevice, sendMessage, startPushWorld, type PushWorld } from '../helpers/push.js';
+import { scenarios, type ScenarioContext } from '../helpers/scenario.js';
 import type { TestServer } from '../helpers/server.js';
 import { signIn, signUp, startServerWithAdmin, uniqueEmail } from '../helpers/users.js';
 
@@ -16,6 +17,7 @@ let world: PushWorld;
 let server: TestServer;
 let dataDir: string;
 let adminAuth: Record<string, string>;
+const ctx: ScenarioContext = { server: null as unknown as TestServer, who: {}, vars: {} };
 
 const user = () => signUp(server, uniqueEmail('push'));
 const delivered = (token: string, count: number, what: string) =>
@@ -31,6 +33,8 @@ beforeAll(async () => {
   world = await startPushWorld();
   ({ server, dataDir } = await startServerWithAdmin(ADMIN, { env: world.env }));
   adminAuth = (await signIn(server, 'admins', ADMIN.email, ADMIN.password)).auth;
+  ctx.server = server;
+  ctx.who = { user: (await user()).auth, admin: adminAuth };
 }, 180_000);
 
 afterAll(async () => {
@@ -56,17 +60,24 @@ describe('push devices', () => {
     expect((await server.call('DELETE', '/push/devices', { id: reg.json.data.id }, b.auth)).status).toBe(204);
     expect(await listDevices(server, b)).toEqual([]);
   });
-
-  it('needs a token, validates the body, and serves the VAPID public key publicly', async () => {
-    expectError(await server.call('POST', '/push/devices', { platform: 'fcm', token: 'x' }), 401, 'UNAUTHENTICATED');
-    const a = await user();
-    expectError(await registerDevice(server, a, { platform: 'web', subscription: { endpoint: 'https://x.example/1' } }), 400, 'BAD_REQUEST');
-    expectError(await registerDevice(server, a, { platform: 'carrier-pigeon', token: 'x' }), 400, 'BAD_REQUEST');
-    expectError(await registerDevice(server, a, { platform: 'apns', token: 'not hex' }), 400, 'BAD_REQUEST');
-    const key = await server.call('GET', '/push/vapid-public-key');
-    expect(key.json.data.publicKey).toBe(world.env.PUSH_VAPID_PUBLIC_KEY);
-  });
 });
+
+scenarios('push registration refusals and the public key', ctx, [
+  { name: 'registering needs a token', method: 'POST', path: '/push/devices', body: { platform: 'fcm', token: 'x' }, status: 401, code: 'UNAUTHENTICATED' },
+  {
+    name: 'a web subscription without its keys',
+    method: 'POST',
+    path: '/push/devices',
+    as: 'user',
+    body: { platform: 'web', subscription: { endpoint: 'https://x.example/1' } },
+    status: 400,
+    code: 'BAD_REQUEST',
+  },
+  { name: 'an unknown platform', method: 'POST', path: '/push/devices', as: 'user', body: { platform: 'carrier-pigeon', token: 'x' }, status: 400, code: 'BAD_REQUEST' },
+  { name: 'an APNs token that is not hex', method: 'POST', path: '/push/devices', as: 'user', body: { platform: 'apns', token: 'not hex' }, status: 400, code: 'BAD_REQUEST' },
+  { name: 'a user may not read the push dashboard', method: 'GET', path: '/dashboard/push', as: 'user', status: 403, code: 'FORBIDDEN' },
+  { name: 'the VAPID public key is served to anyone', method: 'GET', path: '/push/vapid-public-key', status: 200, like: () => ({ publicKey: world.env.PUSH_VAPID_PUBLIC_KEY }) },
+]);
 
 describe('push delivery through the stand-ins', () => {
   it('a message reaches every device of the target user over each provider, and no one else’s', async () => {
@@ -197,6 +208,5 @@ describe('push metrics', () => {
     expect(text.text).toMatch(/^tablebase_push_pending 0$/m);
     const d = await server.call<{ data: { failures: { reason: string }[] } }>('GET', '/dashboard/push', undefined, adminAuth);
     expect(d.json.data.failures.some((f) => /UNREGISTERED|410/.test(f.reason))).toBe(true);
-    expectError(await server.call('GET', '/dashboard/push', undefined, (await user()).auth), 403, 'FORBIDDEN');
   });
 });

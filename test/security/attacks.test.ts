@@ -5,6 +5,7 @@
  * bench/attacks.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scenarios, type Scenario, type ScenarioContext } from '../helpers/scenario.js';
 import type { TestServer } from '../helpers/server.js';
 import { openStream } from '../helpers/stream-client.js';
 import { count, expectNoLeak, getWithBody, nonReadingGet, postChunked, rssBytes, startFixture, type Fixture } from './support.js';
@@ -15,12 +16,24 @@ let f: Fixture;
 let s: TestServer;
 let alice: Session;
 let bob: Session;
+const ctx: ScenarioContext = { server: null as unknown as TestServer, who: {}, vars: {} };
+/** A count of `tasks` with a large `where`, sent as a GET body (a query string would be too long). */
+const countWhere = (name: string, where: unknown, status: number, rest: Partial<Scenario> = {}): Scenario => ({
+  name,
+  method: 'GET',
+  path: '/db/count',
+  body: JSON.stringify({ table: 'tasks', where }),
+  bodyInQuery: false,
+  status,
+  ...rest,
+});
 
 beforeAll(async () => {
   // A 3 MiB answer cap keeps the payloads of these tests small; trusting loopback as a proxy
   // lets one test speak for IPv6 clients through X-Forwarded-For.
   f = await startFixture({ TABLEBASE_MAX_RESPONSE_BYTES: String(3 * MB), TRUSTED_PROXIES: '127.0.0.1', TABLEBASE_MAX_STREAMS_PER_IP: '1000' });
   s = f.s;
+  ctx.server = s;
   [alice, bob] = await Promise.all([signUp(s, 'alice.security@example.com'), signUp(s, 'bob.security@example.com')]);
 });
 afterAll(async () => {
@@ -51,14 +64,12 @@ describe('text matching stays cheap (docs/reference/data.md)', () => {
     await s.call('DELETE', '/db/many', { table: 'big', where: {} });
   });
 
-  it('an operand past 256 characters is 400 with a path, before any SQL', async () => {
-    for (const op of ['contains', 'startsWith', 'endsWith']) {
-      const r = await getWithBody(s, '/db/count', { table: 'tasks', where: { title: { [op]: 'x'.repeat(257) } } });
-      expect(r.status, r.text).toBe(400);
-      expect(r.json.error.details[0]!.path).toBe(`/where/title/${op}`);
-    }
-    expect((await s.get('/db/count', { table: 'tasks', where: { title: { contains: '😀'.repeat(256) } } })).status).toBe(200);
-  });
+  scenarios('an operand past 256 characters is 400 with a path, before any SQL', ctx, [
+    ...['contains', 'startsWith', 'endsWith'].map((op) =>
+      countWhere(`${op} of 257 characters`, { title: { [op]: 'x'.repeat(257) } }, 400, { after: async (r) => expect(r.json.error.details[0]!.path).toBe(`/where/title/${op}`) }),
+    ),
+    { name: 'contains of 256 emoji is within the bound', method: 'GET', path: '/db/count', body: { table: 'tasks', where: { title: { contains: '😀'.repeat(256) } } }, status: 200 },
+  ]);
 });
 
 describe('where bounds: 400 with a path, never a 500 (docs/reference/data.md)', () => {
@@ -69,29 +80,28 @@ describe('where bounds: 400 with a path, never a 500 (docs/reference/data.md)', 
   };
   const vals = (n: number, tag = 'v') => Array.from({ length: n }, (_, i) => `${tag}${i}`);
 
-  it.each([
-    ['or of 5,000 empty filters', { or: Array.from({ length: 5000 }, () => ({})) }, '/where/or'],
-    ['1,001 values (an in of 1,000 and one eq)', { title: { in: vals(1000) }, priority: { eq: 1 } }, '/where/priority/eq'],
-    ['40,000 bound values', { or: Array.from({ length: 40 }, (_, k) => ({ title: { in: vals(1000, `${k}-`) } })) }, '/where/or/0/title/in'],
-    ['17 levels of nesting', nested(17), undefined],
-    ['a 60,000-character pattern', { title: { contains: 'x'.repeat(60_000) } }, '/where/title/contains'],
-  ])('%s → 400', async (_name, where, path) => {
-    const r = await getWithBody(s, '/db/count', { table: 'tasks', where });
-    expect(r.status, r.text).toBe(400);
-    expect(r.json.error.code).toBe('BAD_REQUEST');
-    expect(r.json.error.details[0]!.path).toMatch(/^\/where/);
-    if (path) expect(r.json.error.details[0]!.path).toBe(path);
-    expectNoLeak(r.text);
-  });
+  const refused = (name: string, where: unknown, path: string | undefined) =>
+    countWhere(name, where, 400, {
+      code: 'BAD_REQUEST',
+      after: async (r) => {
+        expect(r.json.error.details[0]!.path).toMatch(/^\/where/);
+        if (path) expect(r.json.error.details[0]!.path).toBe(path);
+        expectNoLeak(r.text);
+      },
+    });
+  scenarios('past a bound → 400', ctx, [
+    refused('or of 5,000 empty filters', { or: Array.from({ length: 5000 }, () => ({})) }, '/where/or'),
+    refused('1,001 values (an in of 1,000 and one eq)', { title: { in: vals(1000) }, priority: { eq: 1 } }, '/where/priority/eq'),
+    refused('40,000 bound values', { or: Array.from({ length: 40 }, (_, k) => ({ title: { in: vals(1000, `${k}-`) } })) }, '/where/or/0/title/in'),
+    refused('17 levels of nesting', nested(17), undefined),
+    refused('a 60,000-character pattern', { title: { contains: 'x'.repeat(60_000) } }, '/where/title/contains'),
+  ]);
 
-  it.each([
-    ['1,000 values (2 or-items and 998 in-values)', { or: [{ title: { in: vals(499) } }, { ownerId: { in: vals(499) } }] }],
-    ['an in of exactly 1,000', { title: { in: vals(1000) } }],
-    ['16 levels of nesting', nested(16)],
-  ])('%s → 200', async (_name, where) => {
-    const r = await getWithBody(s, '/db/count', { table: 'tasks', where });
-    expect(r.status, r.text).toBe(200);
-  });
+  scenarios('at a bound → 200', ctx, [
+    countWhere('1,000 values (2 or-items and 998 in-values)', { or: [{ title: { in: vals(499) } }, { ownerId: { in: vals(499) } }] }, 200),
+    countWhere('an in of exactly 1,000', { title: { in: vals(1000) } }, 200),
+    countWhere('16 levels of nesting', nested(16), 200),
+  ]);
 });
 
 describe('memory stays bounded', () => {
@@ -204,28 +214,45 @@ describe('email on auth tables changes only through the confirmed flow (docs/ref
 });
 
 describe('JSON only as application/json (docs/reference/conventions.md)', () => {
-  it.each(['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'application/json-seq'])(
-    'POST /db as %s is 415 and writes nothing',
-    async (type) => {
-      const before = await count(s, 'tasks');
-      const r = await s.call('POST', '/db', JSON.stringify({ table: 'tasks', object: { title: 'csrf' } }), { 'content-type': type });
-      expect(r.status, r.text).toBe(415);
-      expect(r.json.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
-      expect(await count(s, 'tasks')).toBe(before);
-    },
+  const postAs = (type: string, title: string, status: number, rest: Partial<Scenario> = {}): Scenario => ({
+    name: `as ${type}`,
+    method: 'POST',
+    path: '/db',
+    body: JSON.stringify({ table: 'tasks', object: { title } }),
+    headers: { 'content-type': type },
+    status,
+    ...rest,
+  });
+  scenarios(
+    'POST /db in another type is 415 and writes nothing',
+    ctx,
+    ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'application/json-seq'].map((type) =>
+      postAs(type, 'csrf', 415, {
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        before: async (c) => {
+          c.vars.tasks = String(await count(s, 'tasks'));
+        },
+        after: async (_r, c) => expect(String(await count(s, 'tasks'))).toBe(c.vars.tasks),
+      }),
+    ),
   );
 
-  it.each(['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/merge-patch+json'])('POST /db as %s is accepted', async (type) => {
-    const r = await s.call('POST', '/db', JSON.stringify({ table: 'tasks', object: { title: 'typed' } }), { 'content-type': type });
-    expect(r.status, r.text).toBe(200);
-  });
+  scenarios(
+    'POST /db as JSON is accepted',
+    ctx,
+    ['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/merge-patch+json'].map((type) => postAs(type, 'typed', 200)),
+  );
 
-  it('auth routes refuse text/plain too', async () => {
-    const r = await s.call('POST', '/auth/sign-in', JSON.stringify({ type: 'signIn', table: 'users', email: 'alice.security@example.com', password: 'a long password' }), {
-      'content-type': 'text/plain',
-    });
-    expect(r.status).toBe(415);
-  });
+  scenarios('auth routes refuse text/plain too', ctx, [
+    {
+      name: 'sign-in as text/plain',
+      method: 'POST',
+      path: '/auth/sign-in',
+      body: JSON.stringify({ type: 'signIn', table: 'users', email: 'alice.security@example.com', password: 'a long password' }),
+      headers: { 'content-type': 'text/plain' },
+      status: 415,
+    },
+  ]);
 });
 
 describe('413 is answered, never a reset (docs/reference/conventions.md)', () => {
