@@ -36,6 +36,11 @@ async function mapLimited<T, R>(items: readonly T[], fn: (t: T) => Promise<R>, l
   return out;
 }
 
+/** Replay order of photo logs: by time; at one time a folded (`base`) log last, as it holds the state after every log up to it. */
+export function byLogOrder(a: PhotoLog, b: PhotoLog): number {
+  return a.at - b.at || Number(a.base === true) - Number(b.base === true);
+}
+
 /** `segments: false` skips reading WAL segment manifests (listings for the dashboard: the window's end comes from synced.json). */
 export async function readCatalog(dest: Destination, o: { segments?: boolean } = {}): Promise<Catalog> {
   const format = await dest.get(FORMAT_KEY);
@@ -67,7 +72,7 @@ export async function readCatalog(dest: Destination, o: { segments?: boolean } =
   }
   const logKeys = o.segments === false ? [] : (await dest.list('photos/log/')).filter((x) => x.key.endsWith('.json'));
   const photoLogs = await mapLimited(logKeys, async (x) => openManifest<PhotoLog>(x.key, await dest.get(x.key), 'photos'));
-  photoLogs.sort((a, b) => a.at - b.at);
+  photoLogs.sort(byLogOrder);
   const earliest = generations.length ? Math.min(...generations.map((g) => g.snapshots[0]!.takenAtMs)) : null;
   const latest = generations.length ? Math.max(...generations.map((g) => g.syncedAt)) : null;
   return { generations, photoLogs, earliest, latest };

@@ -26,9 +26,12 @@ import { readCatalog, snapshotList, type Catalog } from './catalog.js';
 import type { Destination } from './destination.js';
 import { FORMAT, FORMAT_KEY, newBackupId, snapshotFormat } from './layout.js';
 import { PhotoShipper, photosAt, restorePhotos } from './photos.js';
+import { prune } from './retention.js';
 import { formatWindow, planRestore } from './plan.js';
 import { checkEveryObject, fetchSnapshot, OutsideWindow } from './restore.js';
 import { infoOf, uploadSnapshot, type SnapshotInfo } from './snapshot.js';
+
+const PRUNE_EVERY_MS = 3_600_000;
 
 /** Whether a store keeps photo bytes outside the database, so a dump alone would lose them. */
 export function photosOutsideDatabase(store: BlobStore | undefined): store is BlobStore {
@@ -168,7 +171,8 @@ export function verifyPostgres(dest: Destination, at: number | undefined): Promi
 /**
  * The server's side in PostgreSQL mode: snapshots on the schedule and on demand (no continuous
  * shipping of the database); with a photo store outside the database, its photos every
- * `syncIntervalMs`, so a photo deleted between two snapshots is still restorable at the first.
+ * `syncIntervalMs`, so a photo deleted between two snapshots is still restorable at the first;
+ * retention (retention.ts) after a snapshot, at most hourly.
  */
 export class PostgresBackup {
   readonly dest: Destination;
@@ -185,6 +189,8 @@ export class PostgresBackup {
   #photoQueue: Promise<unknown> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #syncIntervalMs: number;
+  #retainDays: number;
+  #lastPrune = 0;
   #stopped = false;
 
   constructor(dest: Destination, url: string, settings: BackupSettings, log: Logger, photoStore?: BlobStore) {
@@ -192,6 +198,7 @@ export class PostgresBackup {
     this.#url = url;
     this.#log = log;
     this.#syncIntervalMs = settings.syncIntervalMs;
+    this.#retainDays = settings.retainDays;
     this.#photoStore = photosOutsideDatabase(photoStore) ? photoStore : undefined;
     this.#cron = new Cron(settings.snapshotEvery, () => void this.snapshotNow().catch(() => undefined));
     if (this.#photoStore) this.#schedulePhotos(0);
@@ -230,12 +237,26 @@ export class PostgresBackup {
     this.#timer.unref();
   }
 
+  /** Retention after a snapshot (at most hourly), queued with the photo syncs so this process's never overlap it. */
+  #prune(): Promise<void> {
+    const run = this.#photoQueue.then(() => prune(this.dest, this.#retainDays, ''));
+    this.#photoQueue = run.catch(() => undefined);
+    return run.then(
+      () => undefined,
+      (err: unknown) => this.#log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'backup: retention failed'),
+    );
+  }
+
   snapshotNow(): Promise<SnapshotInfo> {
     this.#running ??= postgresSnapshot(this.dest, this.#url, this.#photoStore ? { sync: (at) => this.#syncPhotos(at) } : undefined)
       .then(
         (info) => {
           this.#last = Date.now();
           this.#consecutive = 0;
+          if (this.#last - this.#lastPrune > PRUNE_EVERY_MS) {
+            this.#lastPrune = this.#last;
+            void this.#prune();
+          }
           return info;
         },
         (err: unknown) => {

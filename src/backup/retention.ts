@@ -1,12 +1,14 @@
 /**
  * Retention (docs/reference/backups.md): generations and snapshots older than `retainDays` go,
  * except what a restore at the start of the window still needs — the newest snapshot before the
- * cut of each generation, and the WAL epochs from its position on. Photo objects are kept: they
- * are shared by content and small next to the database.
+ * cut of each generation, and the WAL epochs from its position on; and, when no kept generation
+ * reaches back to the cut, the newest of those that ended before it. Then photo objects no
+ * retained point in time needs go too (photo-gc.ts), after the snapshots that needed them.
  */
 import { readCatalog } from './catalog.js';
 import type { Destination } from './destination.js';
 import { keys } from './layout.js';
+import { collectPhotos } from './photo-gc.js';
 
 export async function prune(dest: Destination, retainDays: number, currentGeneration: string, now = Date.now()): Promise<number> {
   const cut = now - retainDays * 86_400_000;
@@ -16,8 +18,12 @@ export async function prune(dest: Destination, retainDays: number, currentGenera
     await dest.delete(key);
     removed++;
   };
+  const ended = c.generations.filter((g) => g.id !== currentGeneration && g.syncedAt < cut);
+  const reachesCut = c.generations.some((g) => !ended.includes(g) && g.snapshots[0]!.takenAtMs <= cut);
+  // PostgreSQL makes a generation per snapshot: without this, the window would start after the cut.
+  const lastEnded = reachesCut ? undefined : ended.reduce<(typeof ended)[number] | undefined>((a, g) => (!a || g.syncedAt > a.syncedAt ? g : a), undefined);
   for (const g of c.generations) {
-    if (g.id !== currentGeneration && g.syncedAt < cut) {
+    if (ended.includes(g) && g !== lastEnded) {
       // Manifests first: a half-removed generation is then never offered.
       for (const s of g.snapshots) await remove(keys.snapshotManifest(g.id, s.id));
       for (const o of await dest.list(keys.generation(g.id))) await remove(o.key);
@@ -36,5 +42,6 @@ export async function prune(dest: Destination, retainDays: number, currentGenera
       await remove(seg.object);
     }
   }
-  return removed;
+  const photos = await collectPhotos(dest, now);
+  return removed + photos.folded + photos.removed;
 }
