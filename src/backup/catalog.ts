@@ -65,9 +65,12 @@ export async function readCatalog(dest: Destination, o: { segments?: boolean } =
     if (snapshots.length === 0) continue; // a generation whose first snapshot never finished: unusable
     const segments = o.segments === false ? [] : await mapLimited(g.segments, async (k) => openManifest<SegmentManifest>(k, await dest.get(k), 'segment'));
     snapshots.sort((a, b) => a.takenAtMs - b.takenAtMs);
-    segments.sort((a, b) => a.epoch - b.epoch || a.from - b.from);
+    // The longest first among those starting at one frame: a merged segment (compaction.ts) before
+    // the small ones it holds, when an interrupted compaction left both.
+    segments.sort((a, b) => a.epoch - b.epoch || a.from - b.from || b.to - a.to);
     const synced = g.synced ? openManifest<SyncedMarker>(g.synced, await dest.get(g.synced), 'synced').at : 0;
-    const lastCommit = segments.at(-1)?.commits.at(-1)?.[1] ?? 0;
+    let lastCommit = 0;
+    for (const s of segments) lastCommit = Math.max(lastCommit, s.commits.at(-1)?.[1] ?? 0);
     generations.push({ id, snapshots, segments, syncedAt: Math.max(synced, lastCommit, snapshots.at(-1)!.takenAtMs) });
   }
   const logKeys = o.segments === false ? [] : (await dest.list('photos/log/')).filter((x) => x.key.endsWith('.json'));

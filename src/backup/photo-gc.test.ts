@@ -8,17 +8,17 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FsBlobStore } from '../photos/blob-store.js';
 import { readCatalog } from './catalog.js';
-import type { Destination, ObjectInfo } from './destination.js';
+import type { Destination } from './destination.js';
 import { FileDestination } from './file-destination.js';
 import { FORMAT, FORMAT_KEY, keys, newBackupId, sealManifest, sha256, type PhotoEvent } from './layout.js';
 import { PhotoShipper, photosAt, restorePhotos } from './photos.js';
 import { checkEveryObject } from './restore.js';
 import { prune } from './retention.js';
 import { uploadSnapshot } from './snapshot.js';
+import { Hooked } from './test-support.js';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 1);
@@ -26,37 +26,6 @@ const NOW = T0 + 10 * DAY;
 const bytes = { a: Buffer.from('photo a'), b: Buffer.from('photo b'), c: Buffer.from('photo c'), d: Buffer.from('photo d') };
 const ids = { A: 'ph_aaaaaaaaaaaaaaaa', B: 'ph_bbbbbbbbbbbbbbbb', C: 'ph_cccccccccccccccc', D: 'ph_dddddddddddddddd', E: 'ph_eeeeeeeeeeeeeeee' };
 const add = (id: string, data: Buffer): PhotoEvent => ({ id, sha256: sha256(data), bytes: data.length });
-
-/** Wraps a destination so a test can act between the collector's (or a sync's) calls. */
-class Hooked implements Destination {
-  readonly display = 'hooked';
-  constructor(
-    readonly inner: Destination,
-    readonly hooks: { afterList?: (prefix: string) => Promise<void>; beforePut?: (key: string) => Promise<void>; beforeDelete?: (key: string) => Promise<void> } = {},
-  ) {}
-  async put(key: string, data: Buffer) {
-    await this.hooks.beforePut?.(key);
-    return this.inner.put(key, data);
-  }
-  putStream(key: string, data: Readable) {
-    return this.inner.putStream(key, data);
-  }
-  get(key: string) {
-    return this.inner.get(key);
-  }
-  getStream(key: string) {
-    return this.inner.getStream(key);
-  }
-  async list(prefix: string): Promise<ObjectInfo[]> {
-    const out = await this.inner.list(prefix);
-    await this.hooks.afterList?.(prefix);
-    return out;
-  }
-  async delete(key: string) {
-    await this.hooks.beforeDelete?.(key);
-    return this.inner.delete(key);
-  }
-}
 
 describe('photo garbage collection at the destination', () => {
   const folders: string[] = [];

@@ -2,11 +2,13 @@
  * Retention (docs/reference/backups.md): generations and snapshots older than `retainDays` go,
  * except what a restore at the start of the window still needs — the newest snapshot before the
  * cut of each generation, and the WAL epochs from its position on; and, when no kept generation
- * reaches back to the cut, the newest of those that ended before it. Then photo objects no
- * retained point in time needs go too (photo-gc.ts), after the snapshots that needed them.
+ * reaches back to the cut, the newest of those that ended before it. Then the WAL segments of
+ * past hours are merged (compaction.ts), and photo objects no retained point in time needs go
+ * (photo-gc.ts), after the snapshots that needed them.
  */
 import { readCatalog } from './catalog.js';
 import type { Destination } from './destination.js';
+import { compactSegments } from './compaction.js';
 import { keys } from './layout.js';
 import { collectPhotos } from './photo-gc.js';
 
@@ -42,6 +44,8 @@ export async function prune(dest: Destination, retainDays: number, currentGenera
       await remove(seg.object);
     }
   }
+  // Then what is kept gets smaller: each past hour's small WAL segments merged into one.
+  const compacted = await compactSegments(dest, { now });
   const photos = await collectPhotos(dest, now);
-  return removed + photos.folded + photos.removed;
+  return removed + compacted.removed + photos.folded + photos.removed;
 }
