@@ -14,10 +14,10 @@
  * (plan.ts prefers the longest segment starting at a frame and skips those it covers), and the
  * next run removes the leftovers first.
  *
- * It runs from retention (retention.ts, hourly on the sync tick in SQLite mode), after the tick's
- * shipping in the same process, so it never races this process's own segment uploads; a bucket is
- * merged only once it ended SETTLE_MS ago, so segments still arriving (a lagging destination) land
- * in later runs.
+ * It runs from retention (retention.ts: hourly, in the background of the SQLite sync tick). It
+ * reads only segments whose manifest exists (so whole ones), and merges a bucket only once it
+ * ended SETTLE_MS ago: the segments this process is uploading beside it are newer, and one still
+ * arriving for a past bucket (a lagging destination) is merged by a later run.
  */
 import { readCatalog, type Generation } from './catalog.js';
 import type { Destination } from './destination.js';

@@ -76,7 +76,7 @@ describe('photo garbage collection at the destination', () => {
     const before = await photosOfWindow(dest);
     expect(before[0]).toEqual({ [ids.A]: sha256(bytes.a), [ids.C]: sha256(bytes.c) });
 
-    const removed = await prune(dest, 5, '', NOW);
+    const removed = await prune(dest, 5, '', NOW, { wait: true });
     const c = await readCatalog(dest);
     // Day 0's snapshot went; day 3's stays: it is what a restore at the window's start uses.
     expect(c.generations.map((g) => g.snapshots[0]!.takenAtMs)).toEqual([3, 6, 9].map((d) => T0 + d * DAY + 1000));
@@ -91,9 +91,9 @@ describe('photo garbage collection at the destination', () => {
     expect(await restorePhotos(dest, c.photoLogs, moments[0]!, [ids.A, ids.C], out)).toEqual([]);
 
     // Idempotent: a second run finds nothing to do.
-    expect(await prune(dest, 5, '', NOW)).toBe(0);
+    expect(await prune(dest, 5, '', NOW, { wait: true })).toBe(0);
     // Keeping 3.5 days, the window starts at day 6: A's bytes (deleted on day 5) go too.
-    await prune(dest, 3.5, '', NOW);
+    await prune(dest, 3.5, '', NOW, { wait: true });
     expect(await exists(dest, bytes.a)).toBe(false);
     expect(await exists(dest, bytes.c)).toBe(true);
     expect(await logCount(dest)).toBe(1);
@@ -113,7 +113,7 @@ describe('photo garbage collection at the destination', () => {
         await inner.put(keys.photoLog(NOW), sealManifest({ kind: 'photos', at: NOW, events: [add(ids.E, bytes.b)] }));
       },
     });
-    await prune(dest, 5, '', NOW);
+    await prune(dest, 5, '', NOW, { wait: true });
     expect(injected).toBe(true);
     expect(await exists(inner, bytes.b)).toBe(true);
     expect(await checkEveryObject(inner, await readCatalog(inner))).toBeGreaterThan(0);
@@ -135,6 +135,30 @@ describe('photo garbage collection at the destination', () => {
     expect((await inner.get(keys.photo(sha256(bytes.b))))?.equals(bytes.b)).toBe(true);
   });
 
+  it('a long sync writes its log in parts as it goes, and ships every photo', async () => {
+    const { dest } = await scene();
+    const root = folder();
+    /** A store whose every read takes 30 ms (a slow bucket). */
+    class Slow extends FsBlobStore {
+      async fetch(): Promise<boolean> {
+        await new Promise((r) => setTimeout(r, 30));
+        return true;
+      }
+    }
+    const shipped = Array.from({ length: 6 }, (_, i) => ({ id: `ph_slow${String(i).padStart(12, '0')}`, data: Buffer.from(`slow photo ${i}`) }));
+    for (const p of shipped) writeFileSync(join(root, p.id), p.data);
+    const logsBefore = await logCount(dest);
+    const start = Date.now();
+    expect(await new PhotoShipper(dest, new Slow(root), new Map(), 50).sync(start)).toBe(6);
+    const c = await readCatalog(dest);
+    const parts = c.photoLogs.filter((l) => l.at >= start);
+    expect(await logCount(dest)).toBe(logsBefore + parts.length);
+    expect(parts.length).toBeGreaterThan(1);
+    expect(parts[0]!.at).toBe(start);
+    const now = photosAt(c.photoLogs, Infinity);
+    for (const p of shipped) expect(now.get(p.id)?.sha256).toBe(sha256(p.data));
+  });
+
   it('a prune interrupted mid-fold leaves the same photos at every moment, and the next run finishes', async () => {
     const { dest: inner } = await scene();
     const before = await photosOfWindow(inner);
@@ -144,14 +168,14 @@ describe('photo garbage collection at the destination', () => {
         if (fail && key.startsWith('photos/log/')) throw new Error('killed');
       },
     });
-    await expect(prune(dest, 5, '', NOW)).rejects.toThrow('killed');
+    await expect(prune(dest, 5, '', NOW, { wait: true })).rejects.toThrow('killed');
     // The base log sits beside the logs it replaces: same state, nothing removed yet.
     expect(await logCount(inner)).toBe(4);
     expect(await photosOfWindow(inner)).toEqual(before);
     expect(await exists(inner, bytes.b)).toBe(true);
     expect(await checkEveryObject(inner, await readCatalog(inner))).toBeGreaterThan(0);
     fail = false;
-    await prune(dest, 5, '', NOW);
+    await prune(dest, 5, '', NOW, { wait: true });
     expect(await photosOfWindow(inner)).toEqual(before);
     expect(await exists(inner, bytes.b)).toBe(false);
     expect(await logCount(inner)).toBe(2);

@@ -12,8 +12,8 @@
  *    — but only after the logs have been listed again and no new one names it, so a sync of
  *    another process that just found the same bytes already there keeps them.
  *
- * The race with a sync (this process's runs on the same tick, in turn; another process's — a
- * `backup create`, a second server — may run at the same time):
+ * The race with a sync (this process's next tick, or another process's — a `backup create`, a
+ * second server — may run at the same time):
  * - A sync's log is written at most MAX_SYNC_MS after its `at` (photos.ts refuses otherwise), and
  *   F is at least SETTLE_MS = 2 × MAX_SYNC_MS in the past, so no log at or before F appears after
  *   the fold (it would be hidden behind the base).

@@ -239,7 +239,7 @@ export class PostgresBackup {
 
   /** Retention after a snapshot (at most hourly), queued with the photo syncs so this process's never overlap it. */
   #prune(): Promise<void> {
-    const run = this.#photoQueue.then(() => prune(this.dest, this.#retainDays, ''));
+    const run = this.#photoQueue.then(() => prune(this.dest, this.#retainDays, '', Date.now(), { wait: true }));
     this.#photoQueue = run.catch(() => undefined);
     return run.then(
       () => undefined,

@@ -12,7 +12,49 @@ import { compactSegments } from './compaction.js';
 import { keys } from './layout.js';
 import { collectPhotos } from './photo-gc.js';
 
-export async function prune(dest: Destination, retainDays: number, currentGeneration: string, now = Date.now()): Promise<number> {
+/** Compaction and photo collection running in the background, per destination (one at a time). */
+const upkeep = new WeakMap<Destination, { running: boolean; error?: unknown }>();
+
+async function compactAndCollect(dest: Destination, now: number): Promise<number> {
+  // What is kept gets smaller: each past hour's small WAL segments merged into one; then photo
+  // objects no retained moment needs.
+  const compacted = await compactSegments(dest, { now });
+  const photos = await collectPhotos(dest, now);
+  return compacted.removed + photos.folded + photos.removed;
+}
+
+/**
+ * Retention, then compaction and photo collection. Those two may read and write thousands of
+ * objects (minutes on S3), so by default they run in the background: the continuous backup's tick
+ * awaits this and must go back to shipping within its interval (the RPO). One runs at a time per
+ * destination; a failure of one is thrown by the next call, so the tick logs it. `wait`: run them
+ * before returning (tests, PostgreSQL mode, which has no tick to hold up).
+ */
+export async function prune(dest: Destination, retainDays: number, currentGeneration: string, now = Date.now(), o: { wait?: boolean } = {}): Promise<number> {
+  if (o.wait) return (await retain(dest, retainDays, currentGeneration, now)) + (await compactAndCollect(dest, now));
+  const state = upkeep.get(dest) ?? { running: false };
+  upkeep.set(dest, state);
+  if (state.error !== undefined) {
+    const err = state.error;
+    state.error = undefined;
+    throw err;
+  }
+  // Still merging from the last run: retention waits for the next one rather than remove a
+  // generation under a compaction of it.
+  if (state.running) return 0;
+  const removed = await retain(dest, retainDays, currentGeneration, now);
+  state.running = true;
+  void compactAndCollect(dest, now)
+    .catch((err: unknown) => {
+      state.error = err;
+    })
+    .finally(() => {
+      state.running = false;
+    });
+  return removed;
+}
+
+async function retain(dest: Destination, retainDays: number, currentGeneration: string, now: number): Promise<number> {
   const cut = now - retainDays * 86_400_000;
   const c = await readCatalog(dest);
   let removed = 0;
@@ -44,8 +86,5 @@ export async function prune(dest: Destination, retainDays: number, currentGenera
       await remove(seg.object);
     }
   }
-  // Then what is kept gets smaller: each past hour's small WAL segments merged into one.
-  const compacted = await compactSegments(dest, { now });
-  const photos = await collectPhotos(dest, now);
-  return removed + compacted.removed + photos.folded + photos.removed;
+  return removed;
 }
