@@ -36,6 +36,11 @@ async function mapLimited<T, R>(items: readonly T[], fn: (t: T) => Promise<R>, l
   return out;
 }
 
+/** Replay order of photo logs: by time; at one time a folded (`base`) log last, as it holds the state after every log up to it. */
+export function byLogOrder(a: PhotoLog, b: PhotoLog): number {
+  return a.at - b.at || Number(a.base === true) - Number(b.base === true);
+}
+
 /** `segments: false` skips reading WAL segment manifests (listings for the dashboard: the window's end comes from synced.json). */
 export async function readCatalog(dest: Destination, o: { segments?: boolean } = {}): Promise<Catalog> {
   const format = await dest.get(FORMAT_KEY);
@@ -60,14 +65,17 @@ export async function readCatalog(dest: Destination, o: { segments?: boolean } =
     if (snapshots.length === 0) continue; // a generation whose first snapshot never finished: unusable
     const segments = o.segments === false ? [] : await mapLimited(g.segments, async (k) => openManifest<SegmentManifest>(k, await dest.get(k), 'segment'));
     snapshots.sort((a, b) => a.takenAtMs - b.takenAtMs);
-    segments.sort((a, b) => a.epoch - b.epoch || a.from - b.from);
+    // The longest first among those starting at one frame: a merged segment (compaction.ts) before
+    // the small ones it holds, when an interrupted compaction left both.
+    segments.sort((a, b) => a.epoch - b.epoch || a.from - b.from || b.to - a.to);
     const synced = g.synced ? openManifest<SyncedMarker>(g.synced, await dest.get(g.synced), 'synced').at : 0;
-    const lastCommit = segments.at(-1)?.commits.at(-1)?.[1] ?? 0;
+    let lastCommit = 0;
+    for (const s of segments) lastCommit = Math.max(lastCommit, s.commits.at(-1)?.[1] ?? 0);
     generations.push({ id, snapshots, segments, syncedAt: Math.max(synced, lastCommit, snapshots.at(-1)!.takenAtMs) });
   }
   const logKeys = o.segments === false ? [] : (await dest.list('photos/log/')).filter((x) => x.key.endsWith('.json'));
   const photoLogs = await mapLimited(logKeys, async (x) => openManifest<PhotoLog>(x.key, await dest.get(x.key), 'photos'));
-  photoLogs.sort((a, b) => a.at - b.at);
+  photoLogs.sort(byLogOrder);
   const earliest = generations.length ? Math.min(...generations.map((g) => g.snapshots[0]!.takenAtMs)) : null;
   const latest = generations.length ? Math.max(...generations.map((g) => g.syncedAt)) : null;
   return { generations, photoLogs, earliest, latest };

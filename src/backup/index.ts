@@ -29,10 +29,11 @@ export async function startBackup(o: {
   if (!o.settings) return undefined;
   const dest = await openDestination(o.settings.to);
   if (!(o.driver instanceof SqliteDriver)) {
-    // PostgreSQL: scheduled and on-demand logical snapshots; point in time is PostgreSQL's own WAL archiving.
+    // PostgreSQL: scheduled and on-demand logical snapshots; point in time is PostgreSQL's own WAL
+    // archiving. Photos kept outside the database (a bucket) are shipped beside them.
     if (!o.databaseUrl) return undefined;
     const { PostgresBackup } = await import('./postgres.js');
-    return new PostgresBackup(dest, o.databaseUrl, o.settings, o.log);
+    return new PostgresBackup(dest, o.databaseUrl, o.settings, o.log, o.photoStore);
   }
   const b = new ContinuousBackup({ dest, driver: o.driver, photoStore: o.photoStore, settings: o.settings, log: o.log });
   b.start();

@@ -11,6 +11,7 @@
  *   generations/<gen>/synced.json                          everything before `at` is here
  *   photos/objects/<aa>/<sha256>                           photo bytes, content-addressed
  *   photos/log/<ms>-<rand>.json                            which photo ids appeared or went, when
+ *                                                          (or, `base`, every photo at <ms>: photo-gc.ts)
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Transform } from 'node:stream';
@@ -72,6 +73,12 @@ export interface PhotoLog {
   readonly kind: 'photos';
   readonly at: number;
   readonly events: readonly PhotoEvent[];
+  /**
+   * A folded log (photo-gc.ts): the whole set of photos at `at`, replacing every earlier log. It
+   * sorts after any other log of the same `at`, so one left beside the logs it replaced (a prune
+   * interrupted before it removed them) gives the same state.
+   */
+  readonly base?: true;
 }
 
 export type Manifest = SnapshotManifest | SegmentManifest | SyncedMarker | PhotoLog;

@@ -9,6 +9,12 @@ import type { BlobStore } from '../photos/blob-store.js';
 import type { Destination } from './destination.js';
 import { BackupDamaged, keys, sealManifest, sha256, type PhotoEvent, type PhotoLog } from './layout.js';
 
+/**
+ * Longest a photo sync may take, from its listing to its log: photo-gc.ts folds only logs older
+ * than twice this, so no log it folded past is written later.
+ */
+export const MAX_SYNC_MS = 10 * 60_000;
+
 interface Held {
   readonly sha256: string;
   readonly bytes: number;
@@ -19,6 +25,7 @@ export function photosAt(logs: readonly PhotoLog[], t: number): Map<string, Held
   const state = new Map<string, Held>();
   for (const log of logs) {
     if (log.at > t) break;
+    if (log.base) state.clear();
     for (const e of log.events) {
       if ('deleted' in e) state.delete(e.id);
       else state.set(e.id, { sha256: e.sha256, bytes: e.bytes });
@@ -81,17 +88,55 @@ export class PhotoShipper {
   #dest: Destination;
   #store: BlobStore;
   #known: Map<string, Held>;
+  #chunkMs: number;
 
-  constructor(dest: Destination, store: BlobStore, known: Map<string, Held>) {
+  /** `chunkMs`: how long a sync reads photos before it writes what it has as a log (tests shorten it). */
+  constructor(dest: Destination, store: BlobStore, known: Map<string, Held>, chunkMs = MAX_SYNC_MS / 2) {
     this.#dest = dest;
     this.#store = store;
     this.#known = known;
+    this.#chunkMs = chunkMs;
   }
 
+  /**
+   * Ships what changed since the last call. The first log is at `at` (when the listing started);
+   * a long sync (a first one over thousands of photos) writes a log every `chunkMs` as it goes,
+   * each at the time its part started — later than the listing, which a restore allows for (a
+   * photo row whose bytes were logged just after T, `photoLoggedAfter`).
+   *
+   * Two rules keep the destination's photo garbage collection (photo-gc.ts) from removing bytes a
+   * log relies on: a log is never written more than MAX_SYNC_MS after its `at` (the collector
+   * folds only logs older than twice that), and an object found already there (the same bytes
+   * shipped before) is looked for again once the log naming it is written, and uploaded again if
+   * a collection removed it meanwhile.
+   */
   async sync(at: number): Promise<number> {
     const present = new Set(await listOriginals(this.#store));
-    const events: PhotoEvent[] = [];
-    const added = new Map<string, Held>();
+    let partAt = at;
+    let events: PhotoEvent[] = [];
+    let added = new Map<string, Held>();
+    let reused: { id: string; key: string; held: Held }[] = [];
+    let total = 0;
+    const flush = async (gone: readonly string[]) => {
+      for (const id of gone) events.push({ id, deleted: true });
+      if (events.length > 0) {
+        if (Date.now() - partAt > MAX_SYNC_MS) throw new Error(`backup: a photo sync took over ${MAX_SYNC_MS / 60_000} minutes to log; it starts again`);
+        const log: PhotoLog = { kind: 'photos', at: partAt, events };
+        await this.#dest.put(keys.photoLog(partAt), sealManifest(log));
+        for (const r of reused) {
+          if ((await this.#dest.list(r.key)).some((o) => o.key === r.key)) continue;
+          const data = await readOriginal(this.#store, r.id);
+          if (data && sha256(data) === r.held.sha256) await this.#dest.put(r.key, data);
+        }
+        for (const [id, h] of added) this.#known.set(id, h);
+        for (const id of gone) this.#known.delete(id);
+        total += events.length;
+      }
+      events = [];
+      added = new Map();
+      reused = [];
+      partAt = Date.now();
+    };
     for (const id of present) {
       if (this.#known.has(id)) continue;
       const data = await readOriginal(this.#store, id);
@@ -100,17 +145,13 @@ export class PhotoShipper {
       const key = keys.photo(held.sha256);
       const existing = await this.#dest.get(key);
       if (!existing || sha256(existing) !== held.sha256) await this.#dest.put(key, data);
+      else reused.push({ id, key, held });
       events.push({ id, ...held });
       added.set(id, held);
+      if (Date.now() - partAt > this.#chunkMs) await flush([]);
     }
-    const gone = [...this.#known.keys()].filter((id) => !present.has(id));
-    for (const id of gone) events.push({ id, deleted: true });
-    if (events.length === 0) return 0;
-    const log: PhotoLog = { kind: 'photos', at, events };
-    await this.#dest.put(keys.photoLog(at), sealManifest(log));
-    for (const [id, h] of added) this.#known.set(id, h);
-    for (const id of gone) this.#known.delete(id);
-    return events.length;
+    await flush([...this.#known.keys()].filter((id) => !present.has(id)));
+    return total;
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Choosing what to restore for a time T (docs/reference/backups.md): in each generation, the
  * latest snapshot taken at or before T, then its WAL segments up to the last commit at or before
- * T; the generation whose result is latest wins. Gaps in the segment chain are damage.
+ * T; the generation whose result is latest wins. Gaps in the segment chain are damage; a segment
+ * inside another (compaction.ts, interrupted) is skipped.
  */
 import type { Catalog, Generation } from './catalog.js';
 import { BackupDamaged, keys, type SegmentManifest, type SnapshotManifest } from './layout.js';
@@ -51,6 +52,8 @@ function planGeneration(g: Generation, t: number): RestorePlan | null {
     let next = 1;
     for (const s of segs) {
       if (next > through) break;
+      // Inside one already used: small segments an interrupted compaction left beside their merge.
+      if (s.to < next) continue;
       if (s.from !== next) throw new BackupDamaged(keys.segment(g.id, e, next, s.from - 1), `is missing (WAL frames ${next}..${s.from - 1} of epoch ${e})`);
       used.push(s);
       next = s.to + 1;

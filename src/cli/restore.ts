@@ -17,7 +17,8 @@ export async function restore(args: Args): Promise<void> {
   if (database) {
     const { restorePostgres } = await import('../backup/postgres.js');
     const r = await restorePostgres(dest, database, at);
-    console.log(`Restored snapshot ${r.id} (taken ${r.takenAt}) into the database.`);
+    console.log(`Restored snapshot ${r.snapshot.id} (taken ${r.snapshot.takenAt}) into the database${r.photos ? `, and ${r.photos} photo(s) into its _blobs` : ''}.`);
+    if (r.missingPhotos.length) console.error(`warning: ${r.missingPhotos.length} photo(s) have no backed-up bytes: ${r.missingPhotos.join(', ')}`);
     return;
   }
   const data = flag(args, 'data');

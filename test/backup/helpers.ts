@@ -1,6 +1,6 @@
 /** What the backup tests share: running the CLI, a destination folder, photos. */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -56,3 +56,24 @@ export function newDataDir(): string {
 }
 
 export const PROJECT = join(ROOT, 'examples/conformance');
+
+interface LogFile {
+  at: number;
+  events: ({ id: string; sha256: string } | { id: string; deleted: true })[];
+}
+
+/** Which photo ids the destination's photo log holds now (present or deleted). */
+export function loggedPhotos(destDir: string): Map<string, 'present' | 'deleted'> {
+  const state = new Map<string, 'present' | 'deleted'>();
+  let names: string[] = [];
+  try {
+    names = readdirSync(join(destDir, 'photos/log')).filter((n) => n.endsWith('.json'));
+  } catch {
+    return state;
+  }
+  for (const n of names.sort()) {
+    const log = JSON.parse(readFileSync(join(destDir, 'photos/log', n), 'utf8')) as LogFile;
+    for (const e of log.events) state.set(e.id, 'deleted' in e ? 'deleted' : 'present');
+  }
+  return state;
+}

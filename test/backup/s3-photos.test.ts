@@ -13,30 +13,9 @@ import { image, sendBinary } from '../helpers/photos.js';
 import { until } from '../helpers/poll.js';
 import { bearer, secret, startServer, type TestServer } from '../helpers/server.js';
 import { signIn, signUp, uniqueEmail } from '../helpers/users.js';
-import { destination, newDataDir, PROJECT, runCli } from './helpers.js';
+import { destination, loggedPhotos, newDataDir, PROJECT, runCli } from './helpers.js';
 
-interface LogFile {
-  at: number;
-  events: ({ id: string; sha256: string } | { id: string; deleted: true })[];
-}
-
-/** Which photo ids the destination's photo log holds now (present or deleted). */
-function loggedPhotos(destDir: string): Map<string, 'present' | 'deleted'> {
-  const state = new Map<string, 'present' | 'deleted'>();
-  let names: string[] = [];
-  try {
-    names = readdirSync(join(destDir, 'photos/log')).filter((n) => n.endsWith('.json'));
-  } catch {
-    return state;
-  }
-  for (const n of names.sort()) {
-    const log = JSON.parse(readFileSync(join(destDir, 'photos/log', n), 'utf8')) as LogFile;
-    for (const e of log.events) state.set(e.id, 'deleted' in e ? 'deleted' : 'present');
-  }
-  return state;
-}
-
-// SQLite's continuous backup (PostgreSQL keeps photos in its snapshots' `_blobs`, or in the bucket itself).
+// SQLite's continuous backup (PostgreSQL's photos, in `_blobs` or a bucket: postgres-photos.test.ts).
 describe.skipIf(process.env.TABLEBASE_TEST_DB === 'postgres')('photos on S3 in a continuous backup', () => {
   const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret() };
   const dest = destination();

@@ -7,6 +7,9 @@
  * every type both ways.
  */
 import pg from 'pg';
+import { BLOBS_TABLE } from '../repos/blobs.js';
+
+const PHOTOS_TABLE = '_photos';
 
 export type DumpLine =
   | { kind: 'header'; format: 'tablebase-pg-dump'; version: 1; takenAt: string }
@@ -109,4 +112,22 @@ export async function restorePostgresDump(url: string, lines: AsyncIterable<Dump
   } finally {
     await c.end();
   }
+}
+
+/**
+ * What a dump says about photos (docs/reference/backups.md, "PostgreSQL"): the ids of its
+ * `_photos` rows (null when it has no such table) and the ids whose original it holds itself in
+ * `_blobs` (part 0 of key `<id>`; a deployment without `--storage`). The others' bytes come from
+ * the backup's photo objects. Only ids are kept, never bytes.
+ */
+export async function photosInDump(lines: AsyncIterable<DumpLine>): Promise<{ photos: string[] | null; held: Set<string> }> {
+  let photos: string[] | null = null;
+  const held = new Set<string>();
+  for await (const line of lines) {
+    if (line.kind === 'table' && line.name === PHOTOS_TABLE) photos ??= [];
+    if (line.kind !== 'rows') continue;
+    if (line.table === PHOTOS_TABLE) for (const r of line.rows as { id: string }[]) (photos ??= []).push(r.id);
+    if (line.table === BLOBS_TABLE) for (const r of line.rows as { key: string; part: number }[]) if (r.part === 0 && !r.key.includes('/')) held.add(r.key);
+  }
+  return { photos, held };
 }
