@@ -15,7 +15,8 @@ import type { AnyTable } from '../define/table.js';
 import { createEmailService } from '../email/index.js';
 import { Router } from '../http/router.js';
 import { routeTable } from '../http/routes.js';
-import { createServer, type AppServer } from '../http/server.js';
+import { createServer, forwardedHandler, type AppServer, type ServerDeps } from '../http/server.js';
+import { createFrameServer, type FrameServer } from '../http/forward-exchange.js';
 import type { Services } from '../http/services.js';
 import { buildOpenApi, toYaml } from '../openapi/index.js';
 import { createLiveEngine, type LiveEngine } from '../live/index.js';
@@ -27,7 +28,7 @@ import { joinCluster, openCluster, type Cluster } from '../cluster/index.js';
 import type { Hub } from '../cluster/ipc-hub.js';
 import type { LiveFigures } from '../cluster/ipc-protocol.js';
 import type { WorkerCluster } from '../cluster/ipc-worker.js';
-import { createForwarder } from '../http/forward.js';
+import { createForwarder, framesSocketPath } from '../http/forward.js';
 import { newId } from '../storage/ids.js';
 import { openDatabase } from '../storage/open.js';
 import type { Dialect } from '../storage/dialect.js';
@@ -272,6 +273,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
   // one's in-memory list within seconds.
   const revocations = setInterval(() => void auth.sessions.loadRevocations().catch((err) => log.warn({ err }, 'revocation reload failed')), 5_000).unref();
   let server: AppServer | undefined;
+  let frames: FrameServer | undefined;
 
   const app: App = {
     rt,
@@ -290,7 +292,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
       new Promise((resolvePort, reject) => {
         // TLS on the public port only: the primary of --workers listens on a private socket.
         const tls = config.tls && proc.role !== 'primary' ? { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) } : undefined;
-        server = createServer({
+        const deps: ServerDeps = {
           router,
           services,
           corsOrigins: config.corsOrigins,
@@ -300,8 +302,14 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
           maxSubscriptions: config.maxSubscriptionsPerConnection,
           maxLiveConnections: { total: config.maxStreams, perIp: config.maxStreamsPerIp },
           ...(tls ? { tls } : {}),
-        });
+        };
+        server = createServer(deps);
         server.once('error', reject);
+        if (proc.role === 'primary') {
+          // The workers' small writes come as frames (src/http/forward-frames.ts), beside the HTTP socket.
+          frames = createFrameServer(forwardedHandler(deps), (err) => log.error({ err }, 'forwarded request frame refused'));
+          frames.server.once('error', reject);
+        }
         const listening = () => {
           if (ownsWriter(proc)) {
             if (project.cron?.length) cron = startScheduler(rt, project.cron, cluster.cron.claim);
@@ -314,7 +322,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
           listeningOrigin = `http://${['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
           resolvePort(port);
         };
-        if (proc.role === 'primary') server.listen(proc.socketPath, listening);
+        if (proc.role === 'primary') frames!.server.listen(framesSocketPath(proc.socketPath), () => server!.listen(proc.socketPath, listening));
         else server.listen(config.port, config.host, listening);
       }),
     close: async () => {
@@ -323,10 +331,12 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
       await cron?.stop();
       if (server) {
         const closed = new Promise<void>((r) => server!.close(() => r()));
+        // The workers are gone when their primary closes: their frame connections with them.
+        const framesClosed = new Promise<void>((r) => (frames ? frames.server.close(() => r()) : r()));
         live.close();
         server.closeIdleConnections();
-        const force = setTimeout(() => server!.closeAllConnections(), 5_000);
-        await closed;
+        const force = setTimeout(() => (server!.closeAllConnections(), frames?.closeAll()), 5_000);
+        await Promise.all([closed, framesClosed]);
         clearTimeout(force);
       }
       await push.stop();
