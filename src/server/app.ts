@@ -28,7 +28,7 @@ import { joinCluster, openCluster, type Cluster } from '../cluster/index.js';
 import type { Hub } from '../cluster/ipc-hub.js';
 import type { LiveFigures } from '../cluster/ipc-protocol.js';
 import type { WorkerCluster } from '../cluster/ipc-worker.js';
-import { createForwarder, framesSocketPath } from '../http/forward.js';
+import { createForwarder, framesSocketPath, type Forwarder } from '../http/forward.js';
 import { newId } from '../storage/ids.js';
 import { openDatabase } from '../storage/open.js';
 import type { Dialect } from '../storage/dialect.js';
@@ -48,6 +48,8 @@ import { createPushFor, pushInternalTables, setupPushFor, type PushService } fro
 import { createDashboard, trackLive } from '../dashboard/index.js';
 import { startBackup, type BackupService } from '../backup/index.js';
 import { dashboardPrebuilt } from '../dashboard/assets.js';
+import { ProcessMeter, type ProcessFigures } from '../dashboard/process-figures.js';
+import nodeCluster from 'node:cluster';
 
 export interface App {
   readonly rt: Runtime;
@@ -227,6 +229,17 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
   const oauth = createOAuthService({ rt, auth, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId });
   const router = new Router(routeTable());
   const metrics = new Metrics();
+  // The dashboard's per-process row of this process (a worker's reaches the primary with its live figures).
+  const meter = new ProcessMeter(proc.role, proc.role === 'worker' ? (nodeCluster.worker?.id ?? 0) : 0);
+  opened.add('the process meter', () => meter.close());
+  const processes = (): ProcessFigures[] => {
+    const all = census.engine.stats();
+    if (proc.role !== 'primary') return [meter.figures(all)];
+    // The primary's engine counts the workers' streams in (live-census.ts): its own are the rest.
+    const workers = workerLive.flatMap((f) => (f.process ? [f.process] : [])).sort((a, b) => a.id - b.id);
+    const own = { open: all.open - workerLive.reduce((n, f) => n + f.open, 0), queries: all.queries - workerLive.reduce((n, f) => n + f.queries, 0) };
+    return [meter.figures(own), ...workers];
+  };
   const health = new HealthState({ probeDisk: () => diskTakesWrites(config.dataDir) });
   writer.onCommit(() => health.wrote());
   let document: { json: string; yaml: string } | undefined;
@@ -245,6 +258,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
     push,
     cluster,
     backup,
+    processes,
     get cron() {
       return cron;
     },
@@ -298,7 +312,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
           corsOrigins: config.corsOrigins,
           log,
           metrics,
-          ...serverRole(proc, config, driver.dialect, dashboard.observe, cluster, (f) => (workerLive = f)),
+          ...serverRole(proc, config, driver.dialect, dashboard.observe, cluster, (f) => (workerLive = f), meter),
           maxSubscriptions: config.maxSubscriptionsPerConnection,
           maxLiveConnections: { total: config.maxStreams, perIp: config.maxStreamsPerIp },
           ...(tls ? { tls } : {}),
@@ -354,8 +368,13 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
 type Observe = (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => void;
 
 /** How this process's HTTP server differs by role: where the client address comes from, what it forwards. */
-function serverRole(proc: ProcessRole, config: AppConfig, dialect: Dialect, observe: Observe, cluster: Cluster, gathered: (f: readonly LiveFigures[]) => void) {
+function serverRole(proc: ProcessRole, config: AppConfig, dialect: Dialect, recorded: Observe, cluster: Cluster, gathered: (f: readonly LiveFigures[]) => void, meter: ProcessMeter) {
   const clientIp = createClientIp(config.trustedProxies);
+  // Every request this process answers passes here once: the per-process requests/s.
+  const observe: Observe = (method, route, status, ms, requestId, ip) => {
+    meter.count();
+    recorded(method, route, status, ms, requestId, ip);
+  };
   if (proc.role === 'single') return { clientIp, observe };
   if (proc.role === 'primary') {
     // Only workers reach the private socket, and each sends the client's address as the one entry.
@@ -364,10 +383,20 @@ function serverRole(proc: ProcessRole, config: AppConfig, dialect: Dialect, obse
   // A database one process writes (SQLite): every write goes to the primary's writer.
   const oneWriter = !dialect.sharedByNodes;
   const c = proc.cluster;
+  const forwarder = createForwarder(proc.forwardTo);
   return {
     clientIp,
     // Recorded by the primary, with the rest of the server's requests.
-    observe: (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => c.observe([method, route, status, ms, requestId, ip, Date.now()]),
-    forward: { when: (r: { writes: boolean; serverWide: boolean }) => r.serverWide || (oneWriter && r.writes), to: createForwarder(proc.forwardTo) },
+    observe: (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => {
+      meter.count();
+      c.observe([method, route, status, ms, requestId, ip, Date.now()]);
+    },
+    forward: {
+      when: (r: { writes: boolean; serverWide: boolean }) => r.serverWide || (oneWriter && r.writes),
+      to: ((req, res, ip, requestId, route) => {
+        meter.count();
+        return forwarder(req, res, ip, requestId, route);
+      }) satisfies Forwarder,
+    },
   };
 }
