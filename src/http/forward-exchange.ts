@@ -110,6 +110,16 @@ class ForwardedResponse extends EventEmitter {
   hasHeader(name: string): boolean {
     return name.toLowerCase() in this.#headers;
   }
+  appendHeader(name: string, value: string | readonly string[]): this {
+    const key = name.toLowerCase();
+    const had = this.#headers[key];
+    const add = typeof value === 'string' ? [value] : [...value];
+    this.#headers[key] = had === undefined ? (add.length === 1 ? add[0]! : add) : [...(Array.isArray(had) ? had : [String(had)]), ...add];
+    return this;
+  }
+  /** Frames are already coalesced per loop turn (FrameWriter): nothing to cork. */
+  cork(): void {}
+  uncork(): void {}
   removeHeader(name: string): void {
     if (this.headersSent) throw Object.assign(new Error('Cannot remove headers after they are sent to the client'), { code: 'ERR_HTTP_HEADERS_SENT' });
     delete this.#headers[name.toLowerCase()];

@@ -42,6 +42,8 @@ async function primary(req: IncomingMessage, res: ServerResponse): Promise<void>
   switch (url.pathname) {
     case '/whole':
       res.setHeader('RateLimit-Limit', '3');
+      res.appendHeader('Set-Cookie', 'a=1');
+      res.appendHeader('Set-Cookie', ['b=2']);
       res.writeHead(201, { 'Content-Type': 'application/json' });
       return void res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, body, complete: req.complete }));
     case '/parts':
@@ -131,6 +133,7 @@ describe('forwarding a write as frames', () => {
     expect(r.status).toBe(201);
     expect(r.headers['content-type']).toBe('application/json');
     expect(r.headers['ratelimit-limit']).toBe('3');
+    expect(r.headers['set-cookie']).toEqual(['a=1', 'b=2']);
     expect(r.headers['x-request-id']).toBe('rid-1');
     const seen = JSON.parse(r.body);
     expect(seen).toMatchObject({ method: 'POST', url: '/whole?x=1', body: '{"a":1}', complete: true });
