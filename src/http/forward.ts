@@ -21,7 +21,6 @@ import { ApiError } from '../core/errors.js';
 import type { DeclaredRoute } from './declare.js';
 import type { AnswerMeta, RequestMeta } from './forward-exchange.js';
 import { ANSWER, CANCEL, DATA, END, FrameReader, FrameWriter, REQUEST, RESET, type Frame } from './forward-frames.js';
-import { bodyPending, drainRest } from './linger.js';
 import { sendError } from './respond.js';
 
 export type Forwarder = (req: IncomingMessage, res: ServerResponse, ip: string, requestId: string, route: DeclaredRoute) => Promise<void>;
@@ -57,10 +56,9 @@ export function createForwarder(socketPath: string): Forwarder {
   };
 }
 
-function unavailable(res: ServerResponse, req?: IncomingMessage): void {
+function unavailable(res: ServerResponse): void {
   // The primary is gone or restarting; nothing was answered, so nothing is claimed durable.
-  // A body still arriving is discarded, bounded, before the answer ends (http/linger.ts).
-  if (!res.headersSent) sendError(res, new ApiError('UNAVAILABLE', 'The writer process is not answering', { headers: { 'Retry-After': '1' } }), req && bodyPending(req) ? drainRest(req) : undefined);
+  if (!res.headersSent) sendError(res, new ApiError('UNAVAILABLE', 'The writer process is not answering', { headers: { 'Retry-After': '1' } }));
   else if (!res.writableEnded) res.destroy();
 }
 
@@ -182,21 +180,11 @@ function httpForwarder(socketPath: string): Simple {
       const out = request({ socketPath, agent, method: req.method, path: req.url, headers }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, endToEndOut(answer.headers));
         answer.pipe(res);
-        answer.once('end', () => {
-          // Answered before the whole body was sent (a 413 on Content-Length): the primary closes
-          // that connection, so the rest of the client's body must be discarded here (bounded,
-          // http/linger.ts), or the client's kept-alive connection stalls behind it.
-          if (bodyPending(req)) {
-            req.unpipe(out);
-            void drainRest(req);
-          }
-          done();
-        });
+        answer.once('end', done);
         answer.once('error', () => (res.destroy(), done()));
       });
       out.once('error', () => {
-        if (bodyPending(req)) req.unpipe(out);
-        unavailable(res, req);
+        unavailable(res);
         done();
       });
       res.once('close', () => {
