@@ -67,7 +67,10 @@ describe('two workers on one port', { timeout: 60_000 }, () => {
       }
       await new Promise((r) => setTimeout(r, 1100)); // a complete second behind the requests/s window
       type Row = { role: string; id: number; pid: number; requestsPerSecond: number; streams: number; memory: { rssBytes: number; heapUsedBytes: number }; eventLoopDelayMs: { p99: number } };
-      const r = await server.call<{ data: { processes: Row[]; streams: { open: number } } }>('GET', '/dashboard/metrics', undefined, bearer(token));
+      // A worker that does not answer the gathering within 1 s (a loaded machine) is missing from that reading.
+      const read = () => server.call<{ data: { processes: Row[]; streams: { open: number } } }>('GET', '/dashboard/metrics', undefined, bearer(token));
+      let r = await read();
+      for (let i = 0; i < 5 && r.status === 200 && r.json.data.processes.length < 3; i++) r = await read();
       expect(r.status, r.text).toBe(200);
       const rows = r.json.data.processes;
       expect(rows.map((p) => p.role)).toEqual(['primary', 'worker', 'worker']);
