@@ -23,6 +23,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LIVE_QUERIES = Number(process.env.BENCH_LIVE_QUERIES ?? 2000);
 const SEED = 10_000;
+/** `BENCH_ONLY=throughput` runs only the req/s table; `BENCH_SCENARIOS=create,get` only those rows (name prefixes). */
+const ONLY = process.env.BENCH_ONLY;
+const PICK = process.env.BENCH_SCENARIOS?.split(',').filter(Boolean);
 const q = (o: unknown) => encodeURIComponent(JSON.stringify(o));
 const data = mkdtempSync(join(tmpdir(), 'tb-bench-workers-'));
 const procs: Started[] = [];
@@ -102,11 +105,12 @@ async function throughput(): Promise<string[]> {
     // SQLite writes go through the primary's one writer: workers forward them.
     { name: 'create', paths: () => ['/db'], post: JSON.stringify({ table: 'items', object: { title: 'bench', n: 1 } }) },
   ];
+  const picked = PICK ? scenarios.filter((sc) => PICK.some((p) => sc.name.startsWith(p))) : scenarios;
   const lines = [
     '| scenario c=50 | raw req/s | 1 worker req/s | 2 workers req/s | 2 w / 1 w | 1 w / raw | raw µs CPU/req | 1 w µs CPU/req | 2 w µs CPU/req | 1 w CPU / raw CPU |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const sc of scenarios) {
+  for (const sc of picked) {
     const got = new Map<string, { rps: number; cpu: number }[]>(servers.map((x) => [x.name, []]));
     for (let r = 0; r < ROUNDS; r++) {
       for (let i = 0; i < servers.length; i++) {
@@ -186,6 +190,7 @@ export async function runWorkersBench(): Promise<void> {
   try {
     const lines = await throughput();
     console.log(`\n${lines.join('\n')}\n`);
+    if (ONLY === 'throughput') return;
     console.log(await crossWorker());
     const after = await remoteChangeCpu(true);
     const before = await remoteChangeCpu(false);

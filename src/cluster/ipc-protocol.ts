@@ -8,6 +8,7 @@ import type { RevokedSession } from '../auth/revocation.js';
 import type { NormalizedPolicy } from '../ratelimit/policy.js';
 import type { HitResult } from '../ratelimit/store.js';
 import type { Change } from '../storage/changes.js';
+import type { ProcessFigures } from '../dashboard/process-figures.js';
 
 /** One answered request, as a worker hands it to the primary for metrics, the log and the history. */
 export type Observation = readonly [method: string, route: string, status: number, ms: number, requestId: string, ip: string, at: number];
@@ -20,6 +21,8 @@ export interface LiveFigures {
   readonly memoryBytes?: number;
   /** Open streams by route and table (the dashboard's live view). */
   readonly streams: readonly { readonly route: string; readonly table: string; readonly open: number }[];
+  /** The worker's own row of the dashboard's per-process table (requests/s, memory, event-loop delay). */
+  readonly process?: ProcessFigures;
 }
 
 export type ToPrimary =

@@ -9,6 +9,7 @@ import type { CronStatus } from '../cron/scheduler.js';
 import type { PushMetrics } from '../push/index.js';
 import { countRows } from '../storage/rows.js';
 import { readPlan } from '../storage/plan.js';
+import type { ProcessFigures } from './process-figures.js';
 
 /** What the metrics read: the runtime, the request counters, open streams and cron. */
 export interface MetricsSources {
@@ -18,6 +19,7 @@ export interface MetricsSources {
   readonly cron: CronStatus | undefined;
   readonly push: { metrics(): Promise<PushMetrics> };
   readonly backup?: { status(): { lastSyncAt: string | null; lagMs: number; failures: number } } | undefined;
+  readonly processes?: () => readonly ProcessFigures[];
 }
 
 export async function collectMetrics(app: MetricsSources) {
@@ -40,8 +42,15 @@ export async function collectMetrics(app: MetricsSources) {
     cron: app.cron?.status() ?? [],
     memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
     push: await app.push.metrics(),
+    // With workers: the primary and each worker (src/dashboard/process-figures.ts); one row otherwise.
+    processes: [...(app.processes?.() ?? [])],
     ...(app.backup ? { backup: backupMetrics(app.backup.status()) } : {}),
   };
+}
+
+/** `primary`, `worker 2`, or `server` for a single process: the label the dashboard shows. */
+export function processName(p: Pick<ProcessFigures, 'role' | 'id'>): string {
+  return p.role === 'worker' ? `worker ${p.id}` : p.role === 'primary' ? 'primary' : 'server';
 }
 
 function backupMetrics(s: { lastSyncAt: string | null; lagMs: number; failures: number }) {
@@ -75,6 +84,39 @@ export function prometheusText(data: Awaited<ReturnType<typeof collectMetrics>>)
     Object.entries(data.latencyMs).map(([q, v]) => [`{quantile="${q.slice(1) === '50' ? '0.5' : `0.${q.slice(1)}`}"}`, v]),
   );
   metric('streams_open', 'Open live streams', 'gauge', [['', data.streams.open]]);
+  const per = (f: (p: ProcessFigures) => number) => data.processes.map((p): [string, number] => [`{process="${processName(p)}"}`, f(p)]);
+  if (data.processes.length > 0) {
+    metric(
+      'process_requests_per_second',
+      'Requests answered or forwarded per second by each process (last 10 s)',
+      'gauge',
+      per((p) => p.requestsPerSecond),
+    );
+    metric(
+      'process_streams_open',
+      'Live streams open in each process',
+      'gauge',
+      per((p) => p.streams),
+    );
+    metric(
+      'process_resident_memory_bytes',
+      'Resident memory of each process',
+      'gauge',
+      per((p) => p.memory.rssBytes),
+    );
+    metric(
+      'process_heap_used_bytes',
+      'V8 heap used by each process',
+      'gauge',
+      per((p) => p.memory.heapUsedBytes),
+    );
+    metric(
+      'process_event_loop_delay_p99_ms',
+      'Event-loop delay p99 of each process since the previous reading',
+      'gauge',
+      per((p) => p.eventLoopDelayMs.p99),
+    );
+  }
   metric('write_queue_pending', 'Writes waiting for a transaction', 'gauge', [['', data.writeQueue.pending]]);
   metric('write_queue_rejected_total', 'Writes refused with 503', 'counter', [['', data.writeQueue.rejected]]);
   metric('rate_limited_total', 'Requests refused with 429', 'counter', [['', data.rateLimited]]);

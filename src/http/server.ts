@@ -88,7 +88,7 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
     ip = app.clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
     if (app.forward !== undefined && app.forward.when(m.route)) {
       counted = false; // the primary counts it, once
-      return await app.forward.to(req, res, ip, requestId);
+      return await app.forward.to(req, res, ip, requestId, m.route);
     }
     if (m.route.serverWide && app.gather) await app.gather();
     await runRoute(m.route, { req, res, services: app.services, path, search, params: m.params, ip, requestId }, app.services);
@@ -112,6 +112,11 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
   } finally {
     if (counted) record(app, req, path, route, res.statusCode, performance.now() - start, requestId, ip, aborted || (!res.writableFinished && !res.headersSent && clientGone(req, res)));
   }
+}
+
+/** The primary of `serve --workers`: requests its workers sent as frames (./forward-exchange.ts) run through the same `handle`. */
+export function forwardedHandler(app: ServerDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => void handle(app, req, res);
 }
 
 function record(app: ServerDeps, req: IncomingMessage, path: string, route: string, status: number, ms: number, requestId: string, ip: string, aborted: boolean): void {

@@ -3,6 +3,7 @@
  * behind its own interface. Handlers never see the whole app (no listen/close, no router) and
  * never the node:http objects; a new family adds its service here (e.g. `push`).
  */
+import type { ProcessFigures } from '../dashboard/process-figures.js';
 import type { BackupService } from '../backup/index.js';
 import type { AuthFlows } from '../auth/flows.js';
 import type { AuthServices } from '../auth/index.js';
@@ -55,4 +56,6 @@ export interface Services {
   readonly oauth: OAuthService;
   /** Continuous backup (docs/reference/backups.md); undefined without a destination. */
   readonly backup: BackupService | undefined;
+  /** One row per process of this server (primary and workers, or the one process) for /dashboard/metrics. */
+  readonly processes?: () => readonly ProcessFigures[];
 }

@@ -15,7 +15,8 @@ import type { AnyTable } from '../define/table.js';
 import { createEmailService } from '../email/index.js';
 import { Router } from '../http/router.js';
 import { routeTable } from '../http/routes.js';
-import { createServer, type AppServer } from '../http/server.js';
+import { createServer, forwardedHandler, type AppServer, type ServerDeps } from '../http/server.js';
+import { createFrameServer, type FrameServer } from '../http/forward-exchange.js';
 import type { Services } from '../http/services.js';
 import { buildOpenApi, toYaml } from '../openapi/index.js';
 import { createLiveEngine, type LiveEngine } from '../live/index.js';
@@ -27,7 +28,7 @@ import { joinCluster, openCluster, type Cluster } from '../cluster/index.js';
 import type { Hub } from '../cluster/ipc-hub.js';
 import type { LiveFigures } from '../cluster/ipc-protocol.js';
 import type { WorkerCluster } from '../cluster/ipc-worker.js';
-import { createForwarder } from '../http/forward.js';
+import { createForwarder, framesSocketPath, type Forwarder } from '../http/forward.js';
 import { newId } from '../storage/ids.js';
 import { openDatabase } from '../storage/open.js';
 import type { Dialect } from '../storage/dialect.js';
@@ -47,6 +48,8 @@ import { createPushFor, pushInternalTables, setupPushFor, type PushService } fro
 import { createDashboard, trackLive } from '../dashboard/index.js';
 import { startBackup, type BackupService } from '../backup/index.js';
 import { dashboardPrebuilt } from '../dashboard/assets.js';
+import { ProcessMeter, type ProcessFigures } from '../dashboard/process-figures.js';
+import nodeCluster from 'node:cluster';
 
 export interface App {
   readonly rt: Runtime;
@@ -226,6 +229,17 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
   const oauth = createOAuthService({ rt, auth, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId });
   const router = new Router(routeTable());
   const metrics = new Metrics();
+  // The dashboard's per-process row of this process (a worker's reaches the primary with its live figures).
+  const meter = new ProcessMeter(proc.role, proc.role === 'worker' ? (nodeCluster.worker?.id ?? 0) : 0);
+  opened.add('the process meter', () => meter.close());
+  const processes = (): ProcessFigures[] => {
+    const all = census.engine.stats();
+    if (proc.role !== 'primary') return [meter.figures(all)];
+    // The primary's engine counts the workers' streams in (live-census.ts): its own are the rest.
+    const workers = workerLive.flatMap((f) => (f.process ? [f.process] : [])).sort((a, b) => a.id - b.id);
+    const own = { open: all.open - workerLive.reduce((n, f) => n + f.open, 0), queries: all.queries - workerLive.reduce((n, f) => n + f.queries, 0) };
+    return [meter.figures(own), ...workers];
+  };
   const health = new HealthState({ probeDisk: () => diskTakesWrites(config.dataDir) });
   writer.onCommit(() => health.wrote());
   let document: { json: string; yaml: string } | undefined;
@@ -244,6 +258,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
     push,
     cluster,
     backup,
+    processes,
     get cron() {
       return cron;
     },
@@ -272,6 +287,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
   // one's in-memory list within seconds.
   const revocations = setInterval(() => void auth.sessions.loadRevocations().catch((err) => log.warn({ err }, 'revocation reload failed')), 5_000).unref();
   let server: AppServer | undefined;
+  let frames: FrameServer | undefined;
 
   const app: App = {
     rt,
@@ -290,18 +306,24 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
       new Promise((resolvePort, reject) => {
         // TLS on the public port only: the primary of --workers listens on a private socket.
         const tls = config.tls && proc.role !== 'primary' ? { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) } : undefined;
-        server = createServer({
+        const deps: ServerDeps = {
           router,
           services,
           corsOrigins: config.corsOrigins,
           log,
           metrics,
-          ...serverRole(proc, config, driver.dialect, dashboard.observe, cluster, (f) => (workerLive = f)),
+          ...serverRole(proc, config, driver.dialect, dashboard.observe, cluster, (f) => (workerLive = f), meter),
           maxSubscriptions: config.maxSubscriptionsPerConnection,
           maxLiveConnections: { total: config.maxStreams, perIp: config.maxStreamsPerIp },
           ...(tls ? { tls } : {}),
-        });
+        };
+        server = createServer(deps);
         server.once('error', reject);
+        if (proc.role === 'primary') {
+          // The workers' small writes come as frames (src/http/forward-frames.ts), beside the HTTP socket.
+          frames = createFrameServer(forwardedHandler(deps), (err) => log.error({ err }, 'forwarded request frame refused'));
+          frames.server.once('error', reject);
+        }
         const listening = () => {
           if (ownsWriter(proc)) {
             if (project.cron?.length) cron = startScheduler(rt, project.cron, cluster.cron.claim);
@@ -314,7 +336,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
           listeningOrigin = `http://${['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
           resolvePort(port);
         };
-        if (proc.role === 'primary') server.listen(proc.socketPath, listening);
+        if (proc.role === 'primary') frames!.server.listen(framesSocketPath(proc.socketPath), () => server!.listen(proc.socketPath, listening));
         else server.listen(config.port, config.host, listening);
       }),
     close: async () => {
@@ -323,10 +345,12 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
       await cron?.stop();
       if (server) {
         const closed = new Promise<void>((r) => server!.close(() => r()));
+        // The workers are gone when their primary closes: their frame connections with them.
+        const framesClosed = new Promise<void>((r) => (frames ? frames.server.close(() => r()) : r()));
         live.close();
         server.closeIdleConnections();
-        const force = setTimeout(() => server!.closeAllConnections(), 5_000);
-        await closed;
+        const force = setTimeout(() => (server!.closeAllConnections(), frames?.closeAll()), 5_000);
+        await Promise.all([closed, framesClosed]);
         clearTimeout(force);
       }
       await push.stop();
@@ -344,8 +368,13 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
 type Observe = (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => void;
 
 /** How this process's HTTP server differs by role: where the client address comes from, what it forwards. */
-function serverRole(proc: ProcessRole, config: AppConfig, dialect: Dialect, observe: Observe, cluster: Cluster, gathered: (f: readonly LiveFigures[]) => void) {
+function serverRole(proc: ProcessRole, config: AppConfig, dialect: Dialect, recorded: Observe, cluster: Cluster, gathered: (f: readonly LiveFigures[]) => void, meter: ProcessMeter) {
   const clientIp = createClientIp(config.trustedProxies);
+  // Every request this process answers passes here once: the per-process requests/s.
+  const observe: Observe = (method, route, status, ms, requestId, ip) => {
+    meter.count();
+    recorded(method, route, status, ms, requestId, ip);
+  };
   if (proc.role === 'single') return { clientIp, observe };
   if (proc.role === 'primary') {
     // Only workers reach the private socket, and each sends the client's address as the one entry.
@@ -354,10 +383,20 @@ function serverRole(proc: ProcessRole, config: AppConfig, dialect: Dialect, obse
   // A database one process writes (SQLite): every write goes to the primary's writer.
   const oneWriter = !dialect.sharedByNodes;
   const c = proc.cluster;
+  const forwarder = createForwarder(proc.forwardTo);
   return {
     clientIp,
     // Recorded by the primary, with the rest of the server's requests.
-    observe: (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => c.observe([method, route, status, ms, requestId, ip, Date.now()]),
-    forward: { when: (r: { writes: boolean; serverWide: boolean }) => r.serverWide || (oneWriter && r.writes), to: createForwarder(proc.forwardTo) },
+    observe: (method: string, route: string, status: number, ms: number, requestId: string, ip: string) => {
+      meter.count();
+      c.observe([method, route, status, ms, requestId, ip, Date.now()]);
+    },
+    forward: {
+      when: (r: { writes: boolean; serverWide: boolean }) => r.serverWide || (oneWriter && r.writes),
+      to: ((req, res, ip, requestId, route) => {
+        meter.count();
+        return forwarder(req, res, ip, requestId, route);
+      }) satisfies Forwarder,
+    },
   };
 }

@@ -16,6 +16,7 @@ import { isMessage, type Observation, type ToPrimary } from '../cluster/ipc-prot
 import type { AppConfig } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import type { Project } from '../define/project.js';
+import { framesSocketPath } from '../http/forward.js';
 import { createApp, type App } from './app.js';
 import { LIVE_MEMORY_SHARE_ENV, PRIMARY_SOCKET_ENV } from './worker.js';
 
@@ -43,6 +44,7 @@ export async function runPrimary(project: Project, config: AppConfig, log: Logge
   }));
   await app.listen();
   chmodSync(socketPath, 0o600);
+  chmodSync(framesSocketPath(socketPath), 0o600);
   const h = hub!;
 
   const peers = new Map<Worker, Peer>();
@@ -122,6 +124,7 @@ export async function runPrimary(project: Project, config: AppConfig, log: Logge
     // Workers are gone: their forwarded writes were answered; now the queued ones commit.
     await app.close();
     rmSync(socketPath, { force: true });
+    rmSync(framesSocketPath(socketPath), { force: true });
   };
   const exitAfter = (signal: string) =>
     void stop(signal).then(

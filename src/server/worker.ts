@@ -36,7 +36,8 @@ export async function runWorker(project: Project, serverConfig: AppConfig, log: 
     onMessage: (l: (m: ToWorker) => void) => void process.on('message', (m) => isMessage(m) && l(m as ToWorker)),
   });
   const app = await createApp(project, config, { migrate: mode, log, process: { role: 'worker', cluster, forwardTo } });
-  cluster.setLiveFigures(() => app.services.dashboard.live());
+  // With this worker's row of the dashboard's per-process table (src/dashboard/process-figures.ts).
+  cluster.setLiveFigures(() => ({ ...app.services.dashboard.live(), process: app.services.processes?.()[0] }));
   await app.listen();
   let stopping = false;
   const stop = () => {

@@ -81,6 +81,36 @@ describe('a forwarded write answers what one process answers', { timeout: 60_000
     expect(b).toEqual(a);
   });
 
+  it('413 (a body past maxBodyBytes, which crosses over HTTP: too big for a frame)', async () => {
+    // On a connection of its own: after this 413 the worker's kept-alive connection stalls until
+    // its keep-alive timeout (a known limit of the HTTP forward, docs/scaling.md).
+    const [own] = await pinWorkers(two, 1);
+    try {
+      const body = { table: 'events', object: { title: 'x'.repeat(1024 * 1024 + 1) } };
+      const a = shape(await single.call('POST', '/db', body, { 'x-request-id': 'fwd-413' }));
+      const b = shape(await own!.call('POST', '/db', body, { 'x-request-id': 'fwd-413' }));
+      expect(a.status).toBe(413);
+      expect(b).toEqual(a);
+    } finally {
+      own?.close();
+    }
+  });
+
+  it('a bodyless write (logout: a raw-body route) and its 401 once logged out', async () => {
+    const signUp = (email: string) => ({ type: 'signUp', table: 'users', email, password: 'a-long-password-1' });
+    const tokenOf = (r: Reply) => (r.json as unknown as { data: { accessToken: string } }).data.accessToken;
+    const a = tokenOf(await single.call('POST', '/auth/sign-up', signUp('out-a@example.com')));
+    const b = tokenOf(await pins[0]!.call('POST', '/auth/sign-up', signUp('out-b@example.com')));
+    const outA = await single.call('POST', '/auth/logout', undefined, { authorization: `Bearer ${a}`, 'x-request-id': 'fwd-logout' });
+    const outB = await pins[0]!.call('POST', '/auth/logout', undefined, { authorization: `Bearer ${b}`, 'x-request-id': 'fwd-logout' });
+    expect(outA.status).toBe(204);
+    expect(shape(outB)).toEqual(shape(outA));
+    const againA = await single.call('POST', '/auth/logout', undefined, { authorization: `Bearer ${a}`, 'x-request-id': 'fwd-logout-2' });
+    const againB = await pins[0]!.call('POST', '/auth/logout', undefined, { authorization: `Bearer ${b}`, 'x-request-id': 'fwd-logout-2' });
+    expect(againA.status).toBe(401);
+    expect(shape(againB)).toEqual(shape(againA));
+  });
+
   it('429 with RateLimit-* (counted once per request, in the primary)', async () => {
     const answers: [ReturnType<typeof shape>, ReturnType<typeof shape>][] = [];
     for (let i = 0; i < 4; i++) answers.push(await both('POST', '/db', { table: 'limited', object: { title: `t${i}` } }));

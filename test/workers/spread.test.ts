@@ -54,6 +54,46 @@ describe('two workers on one port', { timeout: 60_000 }, () => {
     expect((after.byRoute['POST /db'] ?? 0) - (before.byRoute['POST /db'] ?? 0)).toBe(4);
   });
 
+  it('shows per-process figures on the dashboard: the primary and each worker', async () => {
+    const token = (await signIn(server, 'admins', ADMIN.email, ADMIN.password)).accessToken;
+    const pinned = await pinWorkers(server, 2);
+    const stream = await openStream(server.base, '/db/stream/count', { table: 'tasks' });
+    await stream.next();
+    try {
+      // Requests through each worker, writes forwarded to the primary.
+      for (const p of pinned) {
+        for (let i = 0; i < 4; i++) expect((await p.get('/db/count', { table: 'events' })).status).toBe(200);
+        expect((await p.call('POST', '/db', { table: 'events', object: { title: 'per-process' } })).status).toBe(200);
+      }
+      await new Promise((r) => setTimeout(r, 1100)); // a complete second behind the requests/s window
+      type Row = { role: string; id: number; pid: number; requestsPerSecond: number; streams: number; memory: { rssBytes: number; heapUsedBytes: number }; eventLoopDelayMs: { p99: number } };
+      // A worker that does not answer the gathering within 1 s (a loaded machine) is missing from that reading.
+      const read = () => server.call<{ data: { processes: Row[]; streams: { open: number } } }>('GET', '/dashboard/metrics', undefined, bearer(token));
+      let r = await read();
+      for (let i = 0; i < 5 && r.status === 200 && r.json.data.processes.length < 3; i++) r = await read();
+      expect(r.status, r.text).toBe(200);
+      const rows = r.json.data.processes;
+      expect(rows.map((p) => p.role)).toEqual(['primary', 'worker', 'worker']);
+      expect(new Set(rows.map((p) => p.pid)).size).toBe(3);
+      expect(rows[1]!.id).toBeLessThan(rows[2]!.id);
+      for (const p of rows) {
+        expect(p.memory.rssBytes).toBeGreaterThan(p.memory.heapUsedBytes);
+        expect(p.eventLoopDelayMs.p99).toBeGreaterThanOrEqual(0);
+      }
+      // Each worker took its 5 requests (and more: the sign-in, the pins' health checks); the primary ran the forwarded writes.
+      for (const p of rows) expect(p.requestsPerSecond).toBeGreaterThan(0);
+      // The stream lives in one worker; the rows add up to the server's total.
+      expect(rows.reduce((n, p) => n + p.streams, 0)).toBe(r.json.data.streams.open);
+      expect(rows.filter((p) => p.role === 'worker' && p.streams >= 1)).toHaveLength(1);
+      const text = await server.call('GET', '/dashboard/metrics', undefined, { ...bearer(token), accept: 'text/plain' });
+      expect(text.text).toMatch(/^tablebase_process_resident_memory_bytes\{process="primary"\} \d+$/m);
+      expect(text.text).toMatch(new RegExp(`^tablebase_process_requests_per_second\\{process="worker ${rows[1]!.id}"\\} [\\d.]+$`, 'm'));
+    } finally {
+      stream.close();
+      for (const p of pinned) p.close();
+    }
+  });
+
   it('shows the streams of every worker on the dashboard', async () => {
     const token = (await signIn(server, 'admins', ADMIN.email, ADMIN.password)).accessToken;
     const streams = [];

@@ -41,6 +41,20 @@ export const Metrics = Type.Object({
   ),
   memory: Type.Object({ rssBytes: int, heapUsedBytes: int }),
   push: Type.Object({ sent: int, failed: int, retried: int, removedDevices: int, pending: int }, { description: 'push deliveries since start (docs/reference/push.md); pending from the queue' }),
+  processes: Type.Array(
+    Type.Object({
+      role: Type.Union([Type.Literal('single'), Type.Literal('primary'), Type.Literal('worker')]),
+      id: Type.Integer({ minimum: 0, description: "node:cluster's worker id; 0 for the primary or a single process" }),
+      pid: int,
+      uptimeSeconds: num,
+      requestsPerSecond: Type.Number({ minimum: 0, description: 'requests answered or forwarded by this process, per second over the last 10 s' }),
+      streams: Type.Integer({ minimum: 0, description: 'live streams and /db/live subscriptions open in this process' }),
+      queries: int,
+      memory: Type.Object({ rssBytes: int, heapUsedBytes: int }),
+      eventLoopDelayMs: Type.Object({ p50: num, p99: num, max: num }, { description: 'since the previous reading' }),
+    }),
+    { description: 'one row per process: the primary and each worker with `serve --workers` (docs/reference/scaling.md), else the one process' },
+  ),
   backup: Type.Optional(
     Type.Object(
       { lastSyncAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]), lagMs: num, failures: int },

@@ -1,6 +1,7 @@
 /**
  * Overview (docs/reference/dashboard.md): tiles for requests per minute, error rate, p95 latency, open streams,
- * write-queue depth and database size, and charts of requests and latency over the last hour,
+ * write-queue depth and database size, charts of requests and latency over the last hour, and
+ * with `serve --workers` one row per process (requests/s, streams, memory, event-loop delay),
  * refreshing by themselves every 5 seconds.
  */
 import { api } from '../api';
@@ -25,6 +26,49 @@ interface Metrics {
   writeQueue: { pending: number; rejected: number };
   dbSizeBytes: number;
   tables: Record<string, number>;
+  processes: ProcessRow[];
+}
+
+interface ProcessRow {
+  role: 'single' | 'primary' | 'worker';
+  id: number;
+  pid: number;
+  requestsPerSecond: number;
+  streams: number;
+  memory: { rssBytes: number; heapUsedBytes: number };
+  eventLoopDelayMs: { p50: number; p99: number; max: number };
+}
+
+/** Where the server's time goes when it runs several processes; nothing to show for one. */
+function Processes({ rows }: { rows: readonly ProcessRow[] }) {
+  if (rows.length < 2) return null;
+  return (
+    <table class="rows">
+      <caption>Processes</caption>
+      <thead>
+        <tr>
+          <th scope="col">process</th>
+          <th scope="col">requests/s</th>
+          <th scope="col">streams</th>
+          <th scope="col">memory (RSS)</th>
+          <th scope="col">heap used</th>
+          <th scope="col">event-loop delay p99</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((p) => (
+          <tr key={`${p.role} ${p.id}`}>
+            <th scope="row">{p.role === 'worker' ? `worker ${p.id}` : p.role === 'primary' ? 'primary (writer)' : 'server'}</th>
+            <td>{p.requestsPerSecond}</td>
+            <td>{p.streams}</td>
+            <td>{formatBytes(p.memory.rssBytes)}</td>
+            <td>{formatBytes(p.memory.heapUsedBytes)}</td>
+            <td>{p.eventLoopDelayMs.p99} ms</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
 }
 
 const MINUTE = 60_000;
@@ -79,6 +123,7 @@ export function Overview() {
         />
         <Chart title="Latency (p95)" unit="ms" times={hour.times} series={[{ label: 'p95 ms', values: hour.p95, color: '#7c3aed' }]} />
       </div>
+      {m ? <Processes rows={m.processes ?? []} /> : null}
       {m ? (
         <p class="muted">
           Up {Math.round(m.uptimeSeconds / 60)} min · {m.requests.total} requests since start · {Object.keys(m.tables).length} tables
