@@ -1,10 +1,15 @@
-/** The WAL follower against a real SQLite file: commits found and dated, torn or stale frames refused, restore by SQLite's own recovery. */
+/**
+ * The WAL follower and guard against a real SQLite file: commits found and dated, torn or stale
+ * frames refused, restore by SQLite's own recovery, and the checkpoint's coordination between the
+ * writer's thread (WalGuard) and the follower (which runs on the backup's worker thread).
+ */
 import Database from 'better-sqlite3';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WalFollower } from './wal.js';
+import { WalGuard } from './wal-guard.js';
 import { parseWalHeader, scanFrames, WAL_HEADER_BYTES } from './wal-format.js';
 import { applyWal, finishDatabase } from './wal-restore.js';
 
@@ -27,18 +32,21 @@ function fresh() {
 describe('WalFollower', () => {
   it('finds each commit, dates it by its note, and its frames restore the database', async () => {
     const { dir, file, db } = fresh();
+    const g = new WalGuard(file);
     const f = new WalFollower(file);
     f.scan();
     const base = join(dir, 'base.sqlite');
     db.pragma('wal_checkpoint(TRUNCATE)');
-    f.checkpoint({ epoch: f.epoch, frame: f.frames });
+    const c = g.checkpoint(f.end);
+    f.appendTail(c!.tail, c!.marks);
     const ro = new Database(file, { readonly: true });
     await ro.backup(base);
     ro.close();
     db.prepare('INSERT INTO t VALUES (?)').run('one');
-    f.noteCommit(1000);
+    g.noteCommit(1000);
     db.prepare('INSERT INTO t VALUES (?)').run('two');
-    f.noteCommit(2000);
+    g.noteCommit(2000);
+    f.noteMarks(g.takeMarks());
     f.scan(9999);
     expect(f.commits.map((c) => c.t).slice(-2)).toEqual([1000, 2000]);
     const frames = f.readFrames(1, f.frames);
@@ -46,6 +54,7 @@ describe('WalFollower', () => {
     // Restore from a copy of the base: both commits come back.
     db.close();
     f.close();
+    g.close();
     const copy = readFileSync(base);
     writeFileSync(restored, copy);
     applyWal(restored, f.headerBytes!, frames);
