@@ -86,8 +86,14 @@ export class WalShipper {
 
   /** The frames the main thread copied right before its checkpoint: read, and copied at once (the next read may be a new epoch). */
   appendTail(tail: Buffer, marks: WalMarks): void {
-    this.#follower.appendTail(tail, marks);
-    this.#copyScanned(true);
+    try {
+      this.#follower.appendTail(tail, marks);
+      this.#copyScanned(true);
+    } catch (err) {
+      // The WAL is emptied by now: whatever was not copied is gone; a new generation must begin.
+      this.#follower.lost = true;
+      throw err;
+    }
   }
 
   /** Where a snapshot taken now starts (WalFollower.position). */
