@@ -1,40 +1,37 @@
 /**
  * Continuous backup of a serving SQLite deployment (docs/reference/backups.md): every commit's WAL
- * frames are captured as it commits (SqliteDriver.onCommitted → WalFollower.scan) and shipped every
- * `syncIntervalMs` as a segment with each commit's time; photos are shipped by content; snapshots
- * run on the `snapshotEvery` schedule and on demand, streaming the database file while writes go
- * on. A failing destination never fails a request: the tick retries with backoff (at most 10 s)
- * and counts failures for /dashboard/metrics and /health.
+ * frames are captured and shipped every `syncIntervalMs` as a segment with each commit's time;
+ * photos are shipped by content; snapshots run on the `snapshotEvery` schedule and on demand,
+ * streaming the database file while writes go on. A failing destination never fails a request:
+ * the tick retries with backoff (at most 10 s) and counts failures for /dashboard/metrics and /health.
+ *
+ * Threads: reading, checking, hashing and uploading the WAL run on a worker thread (WalShipper,
+ * wal-thread.ts), so they do not cost the event loop that serves requests and runs the writer.
+ * This thread keeps what must be here: a mark per commit (one fstat, WalGuard.noteCommit, handed
+ * over in batches), the read transaction that holds back checkpoints, and our checkpoint, which
+ * must fall between two writes of this process (wal-guard.ts says why it loses no frame). Every
+ * exchange with the worker goes through one queue (#exclusive), so the worker never reads the WAL
+ * between the state a checkpoint relies on and the tail it is handed.
  */
 import { Cron } from 'croner';
 import type { Logger } from '../core/logger.js';
 import type { BlobStore } from '../photos/blob-store.js';
 import type { SqliteDriver } from '../storage/sqlite/driver.js';
-import { WalFollower } from '../storage/sqlite/wal.js';
+import { WalGuard } from '../storage/sqlite/wal-guard.js';
 import { readCatalog, snapshotList } from './catalog.js';
 import type { Destination } from './destination.js';
-import { FORMAT, FORMAT_KEY, keys, newBackupId, sealManifest, sha256, type SegmentManifest } from './layout.js';
+import { FORMAT, FORMAT_KEY, keys, newBackupId, sealManifest } from './layout.js';
 import { PhotoShipper, photosAt } from './photos.js';
 import { prune } from './retention.js';
 import { infoOf, uploadSnapshot, type SnapshotInfo } from './snapshot.js';
+import { MAX_PENDING_BYTES, type ShipperState } from './wal-shipper.js';
+import { WalWorker } from './wal-worker.js';
 import type { BackupSettings, BackupStatus } from '../core/backup-settings.js';
 
 /** Bytes of WAL after which we checkpoint (what SQLite's own automatic checkpoint would allow, 1000 pages). */
 const CHECKPOINT_BYTES = 4 * 1024 * 1024;
 const MAX_BACKOFF_MS = 10_000;
 const PRUNE_EVERY_MS = 3_600_000;
-/** Copied frames held in memory before we stop checkpointing (the WAL then keeps them). */
-const MAX_PENDING_BYTES = 256 * 1024 * 1024;
-
-interface Pending {
-  readonly epoch: number;
-  readonly from: number;
-  readonly to: number;
-  readonly header: Buffer;
-  readonly data: Buffer;
-  readonly commits: (readonly [number, number])[];
-  readonly previousEpochFrames: number | undefined;
-}
 
 export class ContinuousBackup {
   readonly dest: Destination;
@@ -42,14 +39,15 @@ export class ContinuousBackup {
   #photoStore: BlobStore;
   #settings: BackupSettings;
   #log: Logger;
-  #follower!: WalFollower;
+  #guard!: WalGuard;
+  #worker!: WalWorker;
+  /** The worker's state after its last answer (lag, whether a checkpoint may run). */
+  #state: ShipperState | undefined;
+  /** Time of the oldest mark handed to the worker and not yet reflected in #state. */
+  #inFlight: number | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
   #photos!: PhotoShipper;
   #generation = '';
-  /** The last frame the destination holds, per epoch of the current generation. */
-  #copied = { epoch: 0, frame: 0 };
-  /** Frames copied out of the WAL, not yet at the destination, oldest first. */
-  #pending: Pending[] = [];
-  #pendingBytes = 0;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #snapshot: Promise<SnapshotInfo> | undefined;
@@ -70,37 +68,58 @@ export class ContinuousBackup {
     this.#log = o.log;
   }
 
-  /** Starts following the WAL at once; the first snapshot and sync run in the background. */
-  start(): void {
+  /**
+   * Starts following the WAL at once; resolves once the worker thread runs (so the first snapshot,
+   * which then runs in the background with the first sync, is taken at start as before).
+   */
+  async start(): Promise<void> {
     this.#driver.setAutoCheckpoint(0);
-    this.#follower = new WalFollower(this.#driver.file);
-    this.#follower.scan();
+    this.#guard = new WalGuard(this.#driver.file);
+    this.#worker = new WalWorker(this.#driver.file, this.#settings.to);
     this.#driver.onCommitted(() => {
       try {
-        this.#follower.noteCommit();
+        this.#guard.noteCommit();
       } catch (err) {
         this.#log.warn({ err }, 'backup: reading the WAL failed');
       }
     });
-    this.#newGeneration();
+    const started = this.#newGeneration();
     this.#nextSnapshot = nextRun(this.#settings.snapshotEvery);
     this.#schedule(0);
+    await started;
   }
 
-  #newGeneration(): void {
+  /** Runs `fn` alone with the worker: no other request goes out until it is done. */
+  #exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(fn);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Marks noted since the last request, for the next one (remembering the oldest for the lag). */
+  #marks(): { sizes: Float64Array; times: Float64Array } {
+    const m = this.#guard.takeMarks();
+    if (m.times.length > 0) this.#inFlight ??= m.times[0];
+    return m;
+  }
+  #answered(s: ShipperState): ShipperState {
+    this.#state = s;
+    this.#inFlight = undefined;
+    return s;
+  }
+
+  /** A new generation (at start, after a lost WAL, after the worker died), and its first snapshot. */
+  #newGeneration(): Promise<void> {
     this.#generation = newBackupId();
-    this.#follower.lost = false;
-    const current = this.#follower.commits.filter((c) => c.epoch === this.#follower.epoch);
-    this.#follower.commits.splice(0, this.#follower.commits.length, ...current);
-    // The new generation's snapshot replays the current epoch from frame 1: ship it from there.
-    const f = this.#follower;
-    const pos = f.position();
-    // An emptied WAL: the next epoch starts the generation; else the current one from frame 1.
-    this.#copied = pos.epoch > f.epoch ? { epoch: f.epoch, frame: f.frames } : { epoch: f.epoch, frame: 0 };
-    this.#pending = [];
-    this.#pendingBytes = 0;
+    const gen = this.#generation;
+    if (this.#worker.dead) this.#worker = new WalWorker(this.#driver.file, this.#settings.to);
+    // Queued: the worker starts it before anything asked later (the snapshot's position).
+    const started = this.#exclusive(() => this.#worker.request('generation', { gen, marks: this.#marks() })).catch((err: unknown) => {
+      this.#log.warn({ err: scrub(err) }, 'backup: the worker thread did not start; retrying on the next tick');
+    });
     this.#snapshot = undefined;
     void this.snapshotNow().catch((err) => this.#log.warn({ err: scrub(err) }, 'backup: first snapshot failed; retrying on the next tick'));
+    return started;
   }
 
   #schedule(ms: number): void {
@@ -117,20 +136,18 @@ export class ContinuousBackup {
   async #tick(): Promise<void> {
     const at = Date.now();
     try {
-      await this.#ensurePhotos();
-      this.#follower.scan(at);
-      // Unshipped commits of an earlier epoch: the WAL restarted under us (another process's checkpoint).
-      if (this.#follower.lost || this.#follower.commits.some((c) => c.epoch < this.#follower.epoch)) {
-        this.#log.warn('backup: the WAL restarted before every frame was copied; starting a new generation');
-        this.#newGeneration();
+      if (this.#worker.dead) {
+        this.#log.warn({ err: scrub(this.#worker.dead) }, 'backup: the worker thread stopped; starting it again with a new generation');
+        void this.#newGeneration();
       }
-      await this.#shipWal();
+      await this.#ensurePhotos();
+      await this.#shipWal(at);
       await this.#photos.sync(at);
       if (!this.#snapshot) await this.snapshotNow();
       await this.dest.put(keys.synced(this.#generation), sealManifest({ kind: 'synced', generation: this.#generation, at }));
       this.#lastSyncAt = at;
       this.#consecutive = 0;
-      if (this.#follower.walBytes() > CHECKPOINT_BYTES) this.#checkpoint();
+      if ((this.#state?.walBytes ?? 0) > CHECKPOINT_BYTES) await this.#checkpoint();
       if (this.#nextSnapshot !== null && Date.now() >= this.#nextSnapshot) {
         this.#nextSnapshot = nextRun(this.#settings.snapshotEvery);
         void this.snapshotNow().catch((err) => this.#log.warn({ err: scrub(err) }, 'backup: scheduled snapshot failed'));
@@ -162,69 +179,35 @@ export class ContinuousBackup {
     this.#photos = new PhotoShipper(this.dest, this.#photoStore, photosAt(catalog.photoLogs, Infinity));
   }
 
-  #shipping: Promise<void> = Promise.resolve();
-  /** Ships copied frames; calls queue behind each other (the tick and a snapshot may both ask). */
-  #shipWal(): Promise<void> {
-    const run = this.#shipping.then(() => this.#shipWalNow());
-    this.#shipping = run.catch(() => undefined);
-    return run;
+  /** The worker reads and ships every committed frame; a WAL restarted under us starts a new generation first. */
+  async #shipWal(at: number): Promise<void> {
+    let s = await this.#exclusive(async () => this.#answered(await this.#worker.request('ship', { marks: this.#marks(), at })));
+    if (s.lost) {
+      // Unshipped commits of an earlier epoch: the WAL restarted under us (another process's checkpoint).
+      this.#log.warn('backup: the WAL restarted before every frame was copied; starting a new generation');
+      void this.#newGeneration();
+      s = await this.#exclusive(async () => this.#answered(await this.#worker.request('ship', { marks: this.#marks(), at })));
+      if (s.lost) throw new Error('the WAL restarted again while a new generation began');
+    }
   }
 
   /**
-   * Copies newly committed frames out of the WAL into memory (synchronous): once copied, a
-   * checkpoint may remove them from the WAL, so under a steady write load the WAL still gets
-   * checkpointed (Litestream keeps a "shadow WAL" on disk for the same reason).
+   * Checkpoints when every committed frame is copied (by the worker, or the tail here) and the
+   * copy in memory is bounded. The worker copies first; then, in the same queue slot and in one
+   * synchronous step, WalGuard.checkpoint checks the WAL against where the worker stopped,
+   * checkpoints, and the tail goes to the worker before any other request (wal-guard.ts).
    */
-  #copy(): void {
-    const f = this.#follower;
-    f.scan();
-    // A destination that keeps failing: stop copying into memory; the frames wait in the WAL,
-    // which is not checkpointed until they are copied.
-    if (this.#pendingBytes > MAX_PENDING_BYTES) return;
-    if (f.epoch === 0) return;
-    const from = this.#copied.epoch === f.epoch ? this.#copied.frame + 1 : 1;
-    const to = f.frames;
-    if (to < from) return;
-    const data = f.readFrames(from, to);
-    const commits = f.commits.filter((c) => c.epoch === f.epoch && c.frame >= from && c.frame <= to).map((c) => [c.frame, c.t] as const);
-    const previousEpochFrames = from === 1 ? (this.#copied.epoch === f.epoch - 1 ? this.#copied.frame : 0) : undefined;
-    this.#pending.push({ epoch: f.epoch, from, to, header: f.headerBytes!, data, commits, previousEpochFrames });
-    this.#pendingBytes += data.length;
-    this.#copied = { epoch: f.epoch, frame: to };
-    const keep = f.commits.filter((c) => c.epoch > f.epoch || (c.epoch === f.epoch && c.frame > to));
-    f.commits.splice(0, f.commits.length, ...keep);
-  }
-
-  /** Checkpoints when nothing captured is left uncopied (and the copy in memory is bounded). */
-  #checkpoint(): void {
-    if (this.#copying || this.#pendingBytes > MAX_PENDING_BYTES) return;
-    this.#copy();
-    this.#follower.checkpoint(this.#copied);
-  }
-
-  async #shipWalNow(): Promise<void> {
-    this.#copy();
-    while (this.#pending.length > 0) {
-      const p = this.#pending[0]!;
-      const object = keys.segment(this.#generation, p.epoch, p.from, p.to);
-      const manifest: SegmentManifest = {
-        kind: 'segment',
-        generation: this.#generation,
-        epoch: p.epoch,
-        from: p.from,
-        to: p.to,
-        header: p.header.toString('base64'),
-        ...(p.previousEpochFrames !== undefined ? { previousEpochFrames: p.previousEpochFrames } : {}),
-        bytes: p.data.length,
-        sha256: sha256(p.data),
-        object,
-        commits: p.commits,
-      };
-      await this.dest.put(object, p.data);
-      await this.dest.put(object.replace(/\.wal$/, '.json'), sealManifest(manifest));
-      this.#pending.shift();
-      this.#pendingBytes -= p.data.length;
-    }
+  #checkpoint(): Promise<void> {
+    return this.#exclusive(async () => {
+      if (this.#copying || this.#worker.dead) return;
+      const s = this.#answered(await this.#worker.request('copy', { marks: this.#marks(), at: Date.now() }));
+      if (this.#copying || s.lost || s.pendingBytes > MAX_PENDING_BYTES) return;
+      const r = this.#guard.checkpoint(s.end);
+      if (!r) return;
+      const tail = new Uint8Array(r.tail.buffer, r.tail.byteOffset, r.tail.byteLength);
+      if (r.marks.times.length > 0) this.#inFlight ??= r.marks.times[0];
+      await this.#worker.request('tail', { tail, marks: r.marks }, [r.marks.sizes.buffer as ArrayBuffer, r.marks.times.buffer as ArrayBuffer]);
+    });
   }
 
   /** A snapshot now; a call while one runs joins it. */
@@ -236,13 +219,13 @@ export class ContinuousBackup {
         await this.#ensurePhotos();
         // Checkpoint first (best effort): the snapshot then holds the data itself, and a restore
         // from it replays little WAL.
-        this.#checkpoint();
+        await this.#checkpoint().catch(() => undefined);
         this.#copying = true;
         const generation = this.#generation;
         // No checkpoint of ours runs while the file is read (#copying), and our read transaction
         // holds back everyone else's past `position`: replaying from it repairs any page a
         // checkpoint did write meanwhile.
-        const position = this.#follower.position();
+        const position = await this.#exclusive(() => this.#worker.request('position', { marks: this.#marks() }));
         const takenAtMs = Date.now();
         const m = await uploadSnapshot(this.dest, { generation, file: this.#driver.file, takenAtMs, database: 'sqlite', position });
         return infoOf(m);
@@ -264,7 +247,8 @@ export class ContinuousBackup {
   }
 
   status(): BackupStatus {
-    const oldest = this.#pending.find((p) => p.commits.length > 0)?.commits[0]?.[1] ?? this.#follower?.commits[0]?.t ?? this.#follower?.oldestUnscanned;
+    const times = [this.#state?.oldest, this.#inFlight, this.#guard?.oldestMark].filter((t): t is number => t !== undefined);
+    const oldest = times.length > 0 ? Math.min(...times) : undefined;
     return {
       destination: this.dest.display,
       lastSyncAt: this.#lastSyncAt === null ? null : new Date(this.#lastSyncAt).toISOString(),
@@ -282,7 +266,9 @@ export class ContinuousBackup {
     await this.#snapshot?.catch(() => undefined);
     await this.#tick();
     this.#driver.onCommitted(undefined);
-    this.#follower.close();
+    await this.#exclusive(() => this.#worker.request('close', {})).catch(() => undefined);
+    await this.#worker.terminate();
+    this.#guard.close();
     this.#driver.setAutoCheckpoint(1000);
   }
 }

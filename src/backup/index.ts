@@ -36,7 +36,7 @@ export async function startBackup(o: {
     return new PostgresBackup(dest, o.databaseUrl, o.settings, o.log, o.photoStore);
   }
   const b = new ContinuousBackup({ dest, driver: o.driver, photoStore: o.photoStore, settings: o.settings, log: o.log });
-  b.start();
+  await b.start();
   o.log.info({ destination: dest.display }, 'continuous backup started');
   return b;
 }

@@ -129,7 +129,8 @@ export class SqliteDriver implements Driver {
 
   /**
    * Called synchronously after every commit of this connection, before any answer goes out:
-   * continuous backup (src/backup/) reads the new WAL frames here, so each carries its commit time.
+   * continuous backup (src/backup/) notes the WAL's size and the time here (one fstat), so each
+   * commit carries its commit time; the frames are read later on the backup's worker thread.
    */
   onCommitted(fn: (() => void) | undefined): void {
     this.#committed = fn;

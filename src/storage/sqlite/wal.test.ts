@@ -1,11 +1,16 @@
-/** The WAL follower against a real SQLite file: commits found and dated, torn or stale frames refused, restore by SQLite's own recovery. */
+/**
+ * The WAL follower and guard against a real SQLite file: commits found and dated, torn or stale
+ * frames refused, restore by SQLite's own recovery, and the checkpoint's coordination between the
+ * writer's thread (WalGuard) and the follower (which runs on the backup's worker thread).
+ */
 import Database from 'better-sqlite3';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WalFollower } from './wal.js';
-import { parseWalHeader, scanFrames, WAL_HEADER_BYTES } from './wal-format.js';
+import { WalGuard } from './wal-guard.js';
+import { parseWalHeader, scanFrames, walChecksum, WAL_HEADER_BYTES } from './wal-format.js';
 import { applyWal, finishDatabase } from './wal-restore.js';
 
 const dirs: string[] = [];
@@ -27,18 +32,21 @@ function fresh() {
 describe('WalFollower', () => {
   it('finds each commit, dates it by its note, and its frames restore the database', async () => {
     const { dir, file, db } = fresh();
+    const g = new WalGuard(file);
     const f = new WalFollower(file);
     f.scan();
     const base = join(dir, 'base.sqlite');
     db.pragma('wal_checkpoint(TRUNCATE)');
-    f.checkpoint({ epoch: f.epoch, frame: f.frames });
+    const c = g.checkpoint(f.end);
+    f.appendTail(c!.tail, c!.marks);
     const ro = new Database(file, { readonly: true });
     await ro.backup(base);
     ro.close();
     db.prepare('INSERT INTO t VALUES (?)').run('one');
-    f.noteCommit(1000);
+    g.noteCommit(1000);
     db.prepare('INSERT INTO t VALUES (?)').run('two');
-    f.noteCommit(2000);
+    g.noteCommit(2000);
+    f.noteMarks(g.takeMarks());
     f.scan(9999);
     expect(f.commits.map((c) => c.t).slice(-2)).toEqual([1000, 2000]);
     const frames = f.readFrames(1, f.frames);
@@ -46,6 +54,7 @@ describe('WalFollower', () => {
     // Restore from a copy of the base: both commits come back.
     db.close();
     f.close();
+    g.close();
     const copy = readFileSync(base);
     writeFileSync(restored, copy);
     applyWal(restored, f.headerBytes!, frames);
@@ -69,5 +78,123 @@ describe('WalFollower', () => {
     expect(scanFrames(changed, h, h.checksum).committedFrames).toBe(0);
     expect(scanFrames(frames, { ...h, salt1: h.salt1 + 1 }, h.checksum).committedFrames).toBe(0);
     db.close();
+  });
+
+  it('checksums the same through the fast (aligned, native order) and the DataView path', () => {
+    const { file, db } = fresh();
+    db.prepare('INSERT INTO t VALUES (?)').run('x'.repeat(3000));
+    const wal = readFileSync(`${file}-wal`);
+    const h = parseWalHeader(wal)!;
+    const aligned = Buffer.from(wal.subarray(WAL_HEADER_BYTES));
+    const shifted = Buffer.alloc(aligned.length + 1).subarray(1);
+    aligned.copy(shifted);
+    expect(shifted.byteOffset % 4).not.toBe(0);
+    expect(walChecksum(shifted, h.bigEndian, h.checksum)).toEqual(walChecksum(aligned, h.bigEndian, h.checksum));
+    expect(walChecksum(shifted, !h.bigEndian, [1, 2])).toEqual(walChecksum(aligned, !h.bigEndian, [1, 2]));
+    db.close();
+  });
+});
+
+describe('a checkpoint while writes go on (WalGuard with the follower on another thread)', () => {
+  /** What a backup ships: per epoch, its header and frames in order. */
+  function shipper(f: WalFollower) {
+    const epochs = new Map<number, { header: Buffer; parts: Buffer[] }>();
+    let copied = { epoch: 0, frame: 0 };
+    return {
+      epochs,
+      copy() {
+        if (f.epoch === 0) return;
+        const from = copied.epoch === f.epoch ? copied.frame + 1 : 1;
+        if (f.frames < from) return;
+        const e = epochs.get(f.epoch) ?? { header: f.headerBytes!, parts: [] };
+        epochs.set(f.epoch, e);
+        e.parts.push(Buffer.from(f.readFrames(from, f.frames)));
+        f.release(f.frames);
+        copied = { epoch: f.epoch, frame: f.frames };
+      },
+    };
+  }
+
+  it("never drops a frame: commits between the follower's read and the checkpoint go with it as the tail, and a restore equals the source", async () => {
+    const { dir, file, db } = fresh();
+    const g = new WalGuard(file);
+    const f = new WalFollower(file);
+    const insert = db.prepare('INSERT INTO t VALUES (?)');
+    const write = (n: number, tag: string) => {
+      for (let i = 0; i < n; i++) {
+        // Over a page: each row has an overflow page of its own, written once, so a frame lost is
+        // not repaired by a later image of the same page.
+        insert.run(`${tag}-${i}-${'z'.repeat(5000)}`);
+        g.noteCommit();
+      }
+    };
+    // The base: everything checkpointed into the file.
+    f.scan();
+    const first = g.checkpoint(f.end)!;
+    f.appendTail(first.tail, first.marks);
+    const base = join(dir, 'base.sqlite');
+    const ro = new Database(file, { readonly: true });
+    await ro.backup(base);
+    ro.close();
+    const s = shipper(f);
+    let tails = 0;
+    let truncations = 0;
+    for (let round = 0; round < 12; round++) {
+      write(5, `a${round}`);
+      // The follower reads (on its thread, once per sync)...
+      f.noteMarks(g.takeMarks());
+      f.scan();
+      s.copy();
+      // ...the writer commits more before the main thread gets to its checkpoint...
+      write(round % 3, `b${round}`);
+      const r = g.checkpoint(f.end);
+      expect(r, 'only this process wrote: the checkpoint may run').not.toBeNull();
+      if (r!.tail.length > 0) tails++;
+      if (r!.truncated) truncations++;
+      f.appendTail(r!.tail, r!.marks);
+      s.copy();
+    }
+    write(3, 'last');
+    f.noteMarks(g.takeMarks());
+    f.scan();
+    s.copy();
+    expect(tails).toBeGreaterThan(0);
+    expect(truncations).toBeGreaterThan(0);
+    expect(s.epochs.size).toBeGreaterThan(1);
+    const source = db.prepare('SELECT x FROM t ORDER BY rowid').all();
+    db.close();
+    f.close();
+    g.close();
+    const restored = join(dir, 'restored.sqlite');
+    writeFileSync(restored, readFileSync(base));
+    for (const [, e] of [...s.epochs].sort((a, b) => a[0] - b[0])) applyWal(restored, e.header, Buffer.concat(e.parts));
+    finishDatabase(restored);
+    const r = new Database(restored, { readonly: true });
+    expect(r.prepare('SELECT x FROM t ORDER BY rowid').all()).toEqual(source);
+    r.close();
+  });
+
+  it('refuses while frames it cannot vouch for follow (another connection wrote after our last commit)', () => {
+    const { file, db } = fresh();
+    const g = new WalGuard(file);
+    const f = new WalFollower(file);
+    db.prepare('INSERT INTO t VALUES (?)').run('ours');
+    g.noteCommit();
+    f.noteMarks(g.takeMarks());
+    f.scan();
+    const other = new Database(file);
+    other.prepare('INSERT INTO t VALUES (?)').run('theirs');
+    other.close();
+    const before = statSync(`${file}-wal`).size;
+    expect(g.checkpoint(f.end)).toBeNull();
+    expect(statSync(`${file}-wal`).size).toBe(before);
+    // Once the follower has read them, it may.
+    f.scan();
+    const r = g.checkpoint(f.end);
+    expect(r?.tail.length).toBe(0);
+    expect(r?.truncated).toBe(true);
+    db.close();
+    f.close();
+    g.close();
   });
 });

@@ -1,15 +1,18 @@
 /**
  * Following a live SQLite WAL for continuous backup (docs/reference/backups.md), the way
- * Litestream does: a connection of our own holds a read transaction, which stops any checkpoint
- * (ours, the server's, another process's) from restarting the WAL past frames we have not copied;
- * new committed frames are read straight from the `-wal` file (checked by salt and checksum), and
- * only once they are safe at the destination do we checkpoint ourselves. The server's own
- * automatic checkpoints are turned off while this runs (SqliteDriver.setAutoCheckpoint).
+ * Litestream does. Two halves, because the reading and shipping run on a worker thread while the
+ * writer serves requests on the main thread:
+ *
+ * - `WalGuard` (wal-guard.ts, main thread): a connection of our own holding a read transaction,
+ *   which stops any checkpoint from restarting the WAL past frames we have not copied; one fstat
+ *   per commit of this process (a *mark*: the WAL's size and the time); and our own checkpoint.
+ * - `WalFollower` (here, worker thread): reads new committed frames straight from the `-wal` file
+ *   once each (checked by salt and checksum), dates each commit by the marks it is sent, and keeps
+ *   the bytes it read so the shipper need not read them again.
  *
  * Epochs: every time the WAL restarts (new salts) a new epoch begins; frames are numbered from 1
  * within an epoch. A restore replays a snapshot's epoch from frame 1 (see wal-restore.ts).
  */
-import Database from 'better-sqlite3';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { frameBytes, parseWalHeader, scanFrames, WAL_HEADER_BYTES, type WalHeader } from './wal-format.js';
 
@@ -26,11 +29,36 @@ export interface WalPosition {
   readonly frame: number;
 }
 
+/** WAL sizes right after commits of the serving process, with their times (ms), oldest first. */
+export interface WalMarks {
+  readonly sizes: ArrayLike<number>;
+  readonly times: ArrayLike<number>;
+}
+
+/** Where the follower has read to: what the main thread compares the WAL against before a checkpoint. */
+export interface WalEnd {
+  /** Byte offset in the `-wal` file just past the last committed frame read (0: nothing read in this epoch). */
+  readonly end: number;
+  readonly salt1: number;
+  readonly salt2: number;
+  readonly pageSize: number;
+}
+
+/** Committed frames as read, kept for the shipper: frames `from..to` of `epoch`. */
+interface Captured {
+  epoch: number;
+  from: number;
+  to: number;
+  parts: Buffer[];
+  bytes: number;
+}
+
+/** Captured bytes beyond this are dropped (and read again from the WAL when copied): bounded memory. */
+const MAX_CAPTURED_BYTES = 64 * 1024 * 1024;
+
 export class WalFollower {
   readonly file: string;
-  #db: Database.Database;
   #fd: number;
-  #holding = false;
   #header: WalHeader | null = null;
   #headerBytes: Buffer | null = null;
   #epoch = 0;
@@ -44,17 +72,14 @@ export class WalFollower {
   lost = false;
   /** Captured commits not yet acknowledged by the shipper, oldest first. */
   readonly commits: WalCommit[] = [];
-  /** WAL sizes right after this process's commits, with their times, not yet scanned. */
+  /** Marks not yet used by a scan. */
   #marks: { size: number; t: number }[] = [];
+  #captured: Captured | null = null;
 
   constructor(dbFile: string) {
     this.file = dbFile;
-    this.#db = new Database(dbFile);
-    // Never wait on a lock: this runs on the event loop; a busy checkpoint is simply retried later.
-    this.#db.pragma('busy_timeout = 0');
-    this.#db.pragma('wal_autocheckpoint = 0');
+    // 'a+': the file may not exist yet (SQLite creates it on the first write); we only read it.
     this.#fd = openSync(`${dbFile}-wal`, 'a+');
-    this.#hold();
   }
 
   get epoch(): number {
@@ -70,15 +95,10 @@ export class WalFollower {
   get pageSize(): number {
     return this.#header?.pageSize ?? 4096;
   }
-
-  #hold(): void {
-    this.#db.exec('BEGIN');
-    this.#db.prepare('SELECT count(*) FROM sqlite_master').get();
-    this.#holding = true;
-  }
-  #release(): void {
-    if (this.#holding) this.#db.exec('COMMIT');
-    this.#holding = false;
+  /** Where reading stopped (the main thread checkpoints only if the WAL still ends there, or its own commits follow). */
+  get end(): WalEnd {
+    const h = this.#header;
+    return { end: h && this.#live ? WAL_HEADER_BYTES + this.#frames * frameBytes(h) : 0, salt1: h?.salt1 ?? 0, salt2: h?.salt2 ?? 0, pageSize: this.pageSize };
   }
 
   #read(offset: number, length: number): Buffer {
@@ -92,13 +112,9 @@ export class WalFollower {
     return buf.subarray(0, done);
   }
 
-  /**
-   * Called right after each commit of this process (synchronously, before its answer): notes the
-   * WAL's size and the time, one fstat. The frames are read by the next scan, which dates each
-   * commit by the first mark at or past its end.
-   */
-  noteCommit(t = Date.now()): void {
-    this.#marks.push({ size: fstatSync(this.#fd).size, t });
+  /** Marks noted by the main thread (WalGuard.noteCommit), in order. */
+  noteMarks(m: WalMarks): void {
+    for (let i = 0; i < m.sizes.length; i++) this.#marks.push({ size: m.sizes[i]!, t: m.times[i]! });
   }
 
   /** When the oldest commit not yet scanned happened (for the lag metric). */
@@ -106,16 +122,20 @@ export class WalFollower {
     return this.#marks[0]?.t;
   }
 
-  /** Reads newly committed frames; commits no mark covers get time `t`. Synchronous (new bytes only). */
+  /** Reads newly committed frames once; commits no mark covers get time `t`. Synchronous (new bytes only). */
   scan(t = Date.now()): void {
-    const marks = this.#marks;
-    this.#marks = [];
     const size = fstatSync(this.#fd).size;
     this.#live = false;
-    if (size < WAL_HEADER_BYTES) return;
+    if (size < WAL_HEADER_BYTES) {
+      this.#marks = [];
+      return;
+    }
     const headerBytes = this.#read(0, WAL_HEADER_BYTES);
     const h = parseWalHeader(headerBytes);
-    if (!h) return;
+    if (!h) {
+      this.#marks = [];
+      return;
+    }
     this.#live = true;
     if (!this.#header || h.salt1 !== this.#header.salt1 || h.salt2 !== this.#header.salt2) {
       if (!this.#sealed) this.lost = true;
@@ -124,32 +144,92 @@ export class WalFollower {
       this.#epoch++;
       this.#frames = 0;
       this.#sum = h.checksum;
+      this.#captured = null;
     }
     const fsize = frameBytes(h);
     const offset = WAL_HEADER_BYTES + this.#frames * fsize;
-    if (size - offset < fsize) return;
-    const buf = this.#read(offset, Math.floor((size - offset) / fsize) * fsize);
+    if (size - offset < fsize) {
+      this.#marks = [];
+      return;
+    }
+    this.#take(this.#read(offset, Math.floor((size - offset) / fsize) * fsize), offset, t);
+  }
+
+  /**
+   * Frames the main thread copied out of the WAL right before its checkpoint (WalGuard.checkpoint),
+   * starting exactly where this follower stopped, all committed by this process: read as if
+   * scanned. The WAL may restart after this without losing anything: sealed.
+   */
+  appendTail(tail: Buffer, marks: WalMarks, t = Date.now()): void {
+    this.noteMarks(marks);
+    const h = this.#header;
+    if (h && this.#live && tail.length > 0) this.#take(tail, WAL_HEADER_BYTES + this.#frames * frameBytes(h), t);
+    this.#marks = [];
+    this.#sealed = true;
+  }
+
+  /** Checks and keeps committed frames of `buf` (read at `offset` of the current epoch); dates their commits. */
+  #take(buf: Buffer, offset: number, t: number): void {
+    const h = this.#header!;
+    const fsize = frameBytes(h);
+    const marks = this.#marks;
     const trusted = Math.max(0, (marks.at(-1)?.size ?? 0) - offset);
     const s = scanFrames(buf, h, this.#sum, trusted);
+    const dates = this.#date(
+      s.commitFrames.map((i) => offset + (i + 1) * fsize),
+      t,
+    );
     if (s.committedFrames === 0) return;
-    let m = 0;
-    for (const i of s.commitFrames) {
-      const end = offset + (i + 1) * fsize;
-      while (m < marks.length && marks[m]!.size < end) m++;
-      this.commits.push({ epoch: this.#epoch, frame: this.#frames + i + 1, t: marks[m]?.t ?? t });
-    }
+    const from = this.#frames + 1;
+    for (let k = 0; k < s.commitFrames.length; k++) this.commits.push({ epoch: this.#epoch, frame: this.#frames + s.commitFrames[k]! + 1, t: dates[k]! });
     this.#frames += s.committedFrames;
     this.#sum = s.checksum;
     this.#sealed = false;
+    const data = buf.subarray(0, s.committedFrames * fsize);
+    const c = this.#captured;
+    if (c && c.epoch === this.#epoch && c.to + 1 === from && c.bytes + data.length <= MAX_CAPTURED_BYTES) {
+      c.parts.push(data);
+      c.to = this.#frames;
+      c.bytes += data.length;
+    } else if (!c && data.length <= MAX_CAPTURED_BYTES) {
+      this.#captured = { epoch: this.#epoch, from, to: this.#frames, parts: [data], bytes: data.length };
+    } else {
+      this.#captured = null; // over the bound or not contiguous: copy() reads the WAL again
+    }
   }
 
-  /** Frames `from..to` (1-based, inclusive) of the current epoch, as stored in the WAL. */
+  /** Dates commits ending at `ends` by the first mark at or past each (else `t`); every mark is then used up. */
+  #date(ends: number[], t: number): number[] {
+    const marks = this.#marks;
+    this.#marks = [];
+    let m = 0;
+    return ends.map((end) => {
+      while (m < marks.length && marks[m]!.size < end) m++;
+      return marks[m]?.t ?? t;
+    });
+  }
+
+  /**
+   * Frames `from..to` (1-based, inclusive) of the current epoch: from what the last scans read
+   * when they hold them, otherwise read from the WAL (a new generation starting over an epoch).
+   */
   readFrames(from: number, to: number): Buffer {
     const fsize = frameBytes(this.#header!);
+    const c = this.#captured;
+    if (c && c.epoch === this.#epoch && c.from <= from && c.to >= to) {
+      const all = c.parts.length === 1 ? c.parts[0]! : Buffer.concat(c.parts);
+      return all.subarray((from - c.from) * fsize, (to - c.from + 1) * fsize);
+    }
     const want = (to - from + 1) * fsize;
     const buf = this.#read(WAL_HEADER_BYTES + (from - 1) * fsize, want);
     if (buf.length !== want) throw new Error('the WAL is shorter than the frames it announced');
     return buf;
+  }
+
+  /** Drops what was read through `frame` of the current epoch (it is copied). */
+  release(frame: number): void {
+    const c = this.#captured;
+    if (c && (c.epoch !== this.#epoch || c.to <= frame)) this.#captured = null;
   }
 
   /**
@@ -166,30 +246,7 @@ export class WalFollower {
     return fstatSync(this.#fd).size;
   }
 
-  /**
-   * Checkpoints (TRUNCATE) once every captured frame is shipped (`shippedThrough` = the frame the
-   * destination holds in the current epoch). Synchronous from the last scan to the new read
-   * transaction, so no write of this process falls between. True when the WAL was emptied.
-   */
-  checkpoint(shippedThrough: WalPosition): boolean {
-    this.scan();
-    if (shippedThrough.epoch !== this.#epoch || shippedThrough.frame !== this.#frames) return false;
-    this.#release();
-    try {
-      const r = this.#db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number; log: number }[];
-      this.#sealed = true;
-      return r[0]?.busy === 0;
-    } finally {
-      this.#hold();
-    }
-  }
-
   close(): void {
-    try {
-      this.#release();
-    } finally {
-      closeSync(this.#fd);
-      this.#db.close();
-    }
+    closeSync(this.#fd);
   }
 }

@@ -1,0 +1,38 @@
+/**
+ * Where continuous backup's cost goes (issue #21, docs/reference/backups.md): one server on a fresh
+ * data folder under the create load of bench/backup.ts, with a folder destination (NOBACKUP=1:
+ * without), printing req/s and the server's CPU per create; with PROF=<dir> every process and
+ * thread of the server writes a V8 CPU profile there on exit (open it in Chrome DevTools).
+ *
+ *   PROF=/tmp/prof flock /tmp/bench.lock node --import tsx bench/backup-profile.ts   (SECS per load, default 8)
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { load, ROOT, freePort, waitHealthy, cpuSeconds } from './lib.js';
+const PROJECT = join(ROOT, 'examples/conformance');
+const BIN = join(ROOT, 'bin/tablebase.mjs');
+const env = { ...process.env, JWT_SECRET: 'b'.repeat(64), PASSWORD_SECRET: 'c'.repeat(64), LOG_LEVEL: 'error' };
+const work = mkdtempSync(join(tmpdir(), 'tb-prof-'));
+const data = join(work, 'data');
+const backup = process.env.NOBACKUP ? [] : ['--backup', pathToFileURL(join(work, 'dest')).href];
+execFileSync(process.execPath, [BIN, 'admin', 'create', '--project', PROJECT, '--data', data, '--email', 'a@example.com', '--password', 'bench-password-1'], { env, stdio: 'ignore' });
+const port = await freePort();
+const prof = process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : [];
+const proc = spawn(process.execPath, [...prof, BIN, 'serve', '--project', PROJECT, '--data', data, '--host', '127.0.0.1', '--port', String(port), ...backup], {
+  env,
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
+const base = `http://127.0.0.1:${port}`;
+await waitHealthy(base, proc, () => '');
+const body = JSON.stringify({ table: 'big', object: { payload: 'a row written during the benchmark' } });
+const opts = { url: `${base}/db`, method: 'POST' as const, connections: 8, headers: { 'content-type': 'application/json' }, body };
+await load({ ...opts, duration: 3 });
+const c0 = cpuSeconds(proc.pid);
+const r = await load({ ...opts, duration: Number(process.env.SECS ?? 8) });
+console.log(`rps ${r.rps.toFixed(0)} cpu µs/create ${(((cpuSeconds(proc.pid) - c0) * 1e6) / r.total).toFixed(0)} non2xx ${r.non2xx}`);
+proc.kill('SIGTERM');
+await new Promise((res) => proc.once('exit', res));
+rmSync(work, { recursive: true, force: true });
