@@ -22,6 +22,9 @@ import { openLiveClient } from './postgres-live.js';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LIVE_QUERIES = Number(process.env.BENCH_LIVE_QUERIES ?? 2000);
+/** `BENCH_ONLY=throughput`: the req/s and CPU table only (issue #24 item 5's loop); `BENCH_TWO_WORKERS=0` drops its 2-worker column. */
+const ONLY = process.env.BENCH_ONLY;
+const TWO_WORKERS = process.env.BENCH_TWO_WORKERS !== '0';
 const SEED = 10_000;
 const q = (o: unknown) => encodeURIComponent(JSON.stringify(o));
 const data = mkdtempSync(join(tmpdir(), 'tb-bench-workers-'));
@@ -93,7 +96,7 @@ async function throughput(): Promise<string[]> {
   const servers = [
     { name: 'raw', s: raw, ids: await seed(raw, true) },
     { name: '1 worker', s: await tablebase('w1', ['--workers', '1']), ids: [] as string[] },
-    { name: '2 workers', s: await tablebase('w2', ['--workers', '2']), ids: [] as string[] },
+    ...(TWO_WORKERS ? [{ name: '2 workers', s: await tablebase('w2', ['--workers', '2']), ids: [] as string[] }] : []),
   ];
   for (const x of servers.slice(1)) x.ids = await seed(x.s, false);
   const scenarios = [
@@ -116,8 +119,8 @@ async function throughput(): Promise<string[]> {
         got.get(x.name)!.push({ rps: w.rps, cpu: ((treeCpu(x.s.proc.pid!) - before) * 1e6) / Math.max(1, w.total) });
       }
     }
-    const m = (n: string, k: 'rps' | 'cpu') => median(got.get(n)!.map((v) => v[k]));
-    const ratio = (a: string, b: string) => median(got.get(a)!.map((v, i) => v.rps / got.get(b)![i]!.rps));
+    const m = (n: string, k: 'rps' | 'cpu') => (got.has(n) ? median(got.get(n)!.map((v) => v[k])) : NaN);
+    const ratio = (a: string, b: string) => (got.has(a) ? median(got.get(a)!.map((v, i) => v.rps / got.get(b)![i]!.rps)) : NaN);
     const cpuRatio = median(got.get('1 worker')!.map((v, i) => v.cpu / got.get('raw')![i]!.cpu));
     lines.push(
       `| ${sc.name} | ${m('raw', 'rps').toFixed(0)} | ${m('1 worker', 'rps').toFixed(0)} | ${m('2 workers', 'rps').toFixed(0)} | **${ratio('2 workers', '1 worker').toFixed(2)}×** | ${ratio('1 worker', 'raw').toFixed(2)}× | ${m('raw', 'cpu').toFixed(0)} | ${m('1 worker', 'cpu').toFixed(0)} | ${m('2 workers', 'cpu').toFixed(0)} | ${cpuRatio.toFixed(2)}× |`,
@@ -186,6 +189,7 @@ export async function runWorkersBench(): Promise<void> {
   try {
     const lines = await throughput();
     console.log(`\n${lines.join('\n')}\n`);
+    if (ONLY === 'throughput') return;
     console.log(await crossWorker());
     const after = await remoteChangeCpu(true);
     const before = await remoteChangeCpu(false);
