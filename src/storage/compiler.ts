@@ -5,7 +5,7 @@
  */
 import type { CollectionModel, ColumnModel } from '../core/model.js';
 import type { Dialect } from './dialect.js';
-import type { ReadPlan, WhereNode } from './plan.js';
+import type { OrderTerm, ReadPlan, WhereNode } from './plan.js';
 
 export interface Compiled {
   readonly sql: string;
@@ -136,8 +136,22 @@ export function compileWhere(d: Dialect, node: WhereNode, bind: Bind): string {
   }
 }
 
+/** ORDER BY clauses of frozen order arrays (the planner's default order of each collection), per dialect. */
+const orderCaches = new Map<string, WeakMap<readonly OrderTerm[], { collection: CollectionModel; sql: string }>>();
+
 function orderClause(d: Dialect, plan: ReadPlan): string {
   if (plan.orderBy.length === 0) return '';
+  if (!Object.isFrozen(plan.orderBy)) return buildOrderClause(d, plan);
+  let cache = orderCaches.get(d.name);
+  if (!cache) orderCaches.set(d.name, (cache = new WeakMap()));
+  const hit = cache.get(plan.orderBy);
+  if (hit?.collection === plan.collection) return hit.sql;
+  const sql = buildOrderClause(d, plan);
+  cache.set(plan.orderBy, { collection: plan.collection, sql });
+  return sql;
+}
+
+function buildOrderClause(d: Dialect, plan: ReadPlan): string {
   const terms = plan.orderBy.map((t) => d.orderTerm(d.quote(t.column.sql), t.direction, t.column.spec.nullable));
   // Ties broken by id on tables, so pages are stable and the live engine sees one order.
   if (plan.collection.kind === 'table' && !plan.orderBy.some((t) => t.column.name === 'id')) terms.push(d.orderTerm(d.quote('id'), 'asc', false));
