@@ -130,7 +130,7 @@ async function throughput(): Promise<string[]> {
     const ratio = (a: string, b: string) => (got.has(a) ? median(got.get(a)!.map((v, i) => v.rps / got.get(b)![i]!.rps)) : NaN);
     const cpuRatio = median(got.get('1 worker')!.map((v, i) => v.cpu / got.get('raw')![i]!.cpu));
     lines.push(
-      `| ${sc.name} | ${m('raw', 'rps').toFixed(0)} | ${m('1 worker', 'rps').toFixed(0)} | ${m('2 workers', 'rps').toFixed(0)} | **${ratio('2 workers', '1 worker').toFixed(2)}×** | ${ratio('1 worker', 'raw').toFixed(2)}× | ${m('raw', 'cpu').toFixed(0)} | ${m('1 worker', 'cpu').toFixed(0)} | ${m('2 workers', 'cpu').toFixed(0)} | ${cpuRatio.toFixed(2)}× |`,
+      `| ${sc.name} | ${m('raw', 'rps').toFixed(0)} | ${m('1 worker', 'rps').toFixed(0)} | ${TWO_WORKERS ? m('2 workers', 'rps').toFixed(0) : '–'} | ${TWO_WORKERS ? `**${ratio('2 workers', '1 worker').toFixed(2)}×**` : '–'} | ${ratio('1 worker', 'raw').toFixed(2)}× | ${m('raw', 'cpu').toFixed(0)} | ${m('1 worker', 'cpu').toFixed(0)} | ${TWO_WORKERS ? m('2 workers', 'cpu').toFixed(0) : '–'} | ${cpuRatio.toFixed(2)}× |`,
     );
     console.log(lines.at(-1));
     if (BEFORE)
