@@ -22,9 +22,13 @@ import { openLiveClient } from './postgres-live.js';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LIVE_QUERIES = Number(process.env.BENCH_LIVE_QUERIES ?? 2000);
-const SEED = 10_000;
-/** `BENCH_ONLY=throughput` runs only the req/s table; `BENCH_SCENARIOS=create,get` only those rows (name prefixes). */
+/** `BENCH_ONLY=throughput`: the req/s and CPU table only (issue #24 item 5's loop); `BENCH_TWO_WORKERS=0` drops its 2-worker column. */
 const ONLY = process.env.BENCH_ONLY;
+const TWO_WORKERS = process.env.BENCH_TWO_WORKERS !== '0';
+/** `BENCH_BEFORE=<another checkout>`: its `--workers 1` runs in the same rounds, for a same-run before/after table. */
+const BEFORE = process.env.BENCH_BEFORE;
+const SEED = 10_000;
+/** `BENCH_SCENARIOS=create,get`: only those rows (name prefixes). */
 const PICK = process.env.BENCH_SCENARIOS?.split(',').filter(Boolean);
 const q = (o: unknown) => encodeURIComponent(JSON.stringify(o));
 const data = mkdtempSync(join(tmpdir(), 'tb-bench-workers-'));
@@ -84,8 +88,8 @@ async function seed(s: Started, raw: boolean): Promise<string[]> {
   return ids;
 }
 
-const tablebase = async (name: string, extra: string[], env: Record<string, string> = {}) => {
-  const p = await startProcess(['bin/tablebase.mjs', 'serve', '--project', 'examples/bench', '--data', join(data, name), '--host', '127.0.0.1', '--port', '{port}', ...extra], env);
+const tablebase = async (name: string, extra: string[], env: Record<string, string> = {}, cwd?: string) => {
+  const p = await startProcess(['bin/tablebase.mjs', 'serve', '--project', 'examples/bench', '--data', join(data, name), '--host', '127.0.0.1', '--port', '{port}', ...extra], env, cwd);
   procs.push(p);
   return p;
 };
@@ -96,7 +100,8 @@ async function throughput(): Promise<string[]> {
   const servers = [
     { name: 'raw', s: raw, ids: await seed(raw, true) },
     { name: '1 worker', s: await tablebase('w1', ['--workers', '1']), ids: [] as string[] },
-    { name: '2 workers', s: await tablebase('w2', ['--workers', '2']), ids: [] as string[] },
+    ...(TWO_WORKERS ? [{ name: '2 workers', s: await tablebase('w2', ['--workers', '2']), ids: [] as string[] }] : []),
+    ...(BEFORE ? [{ name: 'before', s: await tablebase('before', ['--workers', '1'], {}, BEFORE), ids: [] as string[] }] : []),
   ];
   for (const x of servers.slice(1)) x.ids = await seed(x.s, false);
   const scenarios = [
@@ -106,6 +111,10 @@ async function throughput(): Promise<string[]> {
     { name: 'create', paths: () => ['/db'], post: JSON.stringify({ table: 'items', object: { title: 'bench', n: 1 } }) },
   ];
   const picked = PICK ? scenarios.filter((sc) => PICK.some((p) => sc.name.startsWith(p))) : scenarios;
+  const compare = [
+    '| scenario c=50 | before req/s | 1 worker req/s | after / before | before / raw | 1 w / raw | before µs CPU/req | 1 w µs CPU/req | raw µs CPU/req |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
   const lines = [
     '| scenario c=50 | raw req/s | 1 worker req/s | 2 workers req/s | 2 w / 1 w | 1 w / raw | raw µs CPU/req | 1 w µs CPU/req | 2 w µs CPU/req | 1 w CPU / raw CPU |',
     '|---|---|---|---|---|---|---|---|---|---|',
@@ -120,15 +129,19 @@ async function throughput(): Promise<string[]> {
         got.get(x.name)!.push({ rps: w.rps, cpu: ((treeCpu(x.s.proc.pid!) - before) * 1e6) / Math.max(1, w.total) });
       }
     }
-    const m = (n: string, k: 'rps' | 'cpu') => median(got.get(n)!.map((v) => v[k]));
-    const ratio = (a: string, b: string) => median(got.get(a)!.map((v, i) => v.rps / got.get(b)![i]!.rps));
+    const m = (n: string, k: 'rps' | 'cpu') => (got.has(n) ? median(got.get(n)!.map((v) => v[k])) : NaN);
+    const ratio = (a: string, b: string) => (got.has(a) ? median(got.get(a)!.map((v, i) => v.rps / got.get(b)![i]!.rps)) : NaN);
     const cpuRatio = median(got.get('1 worker')!.map((v, i) => v.cpu / got.get('raw')![i]!.cpu));
     lines.push(
-      `| ${sc.name} | ${m('raw', 'rps').toFixed(0)} | ${m('1 worker', 'rps').toFixed(0)} | ${m('2 workers', 'rps').toFixed(0)} | **${ratio('2 workers', '1 worker').toFixed(2)}×** | ${ratio('1 worker', 'raw').toFixed(2)}× | ${m('raw', 'cpu').toFixed(0)} | ${m('1 worker', 'cpu').toFixed(0)} | ${m('2 workers', 'cpu').toFixed(0)} | ${cpuRatio.toFixed(2)}× |`,
+      `| ${sc.name} | ${m('raw', 'rps').toFixed(0)} | ${m('1 worker', 'rps').toFixed(0)} | ${TWO_WORKERS ? m('2 workers', 'rps').toFixed(0) : '–'} | ${TWO_WORKERS ? `**${ratio('2 workers', '1 worker').toFixed(2)}×**` : '–'} | ${ratio('1 worker', 'raw').toFixed(2)}× | ${m('raw', 'cpu').toFixed(0)} | ${m('1 worker', 'cpu').toFixed(0)} | ${TWO_WORKERS ? m('2 workers', 'cpu').toFixed(0) : '–'} | ${cpuRatio.toFixed(2)}× |`,
     );
     console.log(lines.at(-1));
+    if (BEFORE)
+      compare.push(
+        `| ${sc.name} | ${m('before', 'rps').toFixed(0)} | ${m('1 worker', 'rps').toFixed(0)} | **${ratio('1 worker', 'before').toFixed(2)}×** | ${ratio('before', 'raw').toFixed(2)}× | ${ratio('1 worker', 'raw').toFixed(2)}× | ${m('before', 'cpu').toFixed(0)} | ${m('1 worker', 'cpu').toFixed(0)} | ${m('raw', 'cpu').toFixed(0)} |`,
+      );
   }
-  return lines;
+  return BEFORE ? [...lines, '', `Before (${BEFORE}) and after, same rounds:`, '', ...compare] : lines;
 }
 
 /** Opens count streams until one is held by a worker other than `not`; answers it. */

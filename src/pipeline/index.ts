@@ -38,7 +38,8 @@ export async function runPipeline(rt: Runtime, o: Operation): Promise<PipelineRe
   const plan = await authorizeAndPlan(o); //                   2–3
   const scope = new Scope(rt, o.jwt);
   const done = await execute(rt, o, plan, scope); //            4
-  await filterRows(o.collection, o.jwt, done.rows); //          5
+  const filtered = filterRows(o.collection, o.jwt, done.rows); // 5
+  if (filtered) await filtered;
   if (done.after) await done.after(); //                        6
   scope.committed();
   return { data: done.data, noContent: done.noContent === true, plan };
@@ -46,7 +47,8 @@ export async function runPipeline(rt: Runtime, o: Operation): Promise<PipelineRe
 
 /** Steps 2–3 (docs/reference/rules-and-hooks.md); the live read (live-read.ts) runs the same two. */
 export async function authorizeAndPlan(o: Operation): Promise<Plan> {
-  await authorize(o); //                                        2
+  const authorized = authorize(o); //                           2
+  if (authorized) await authorized;
   return planOperation(o); //                                   3
 }
 

@@ -5,7 +5,7 @@
  */
 import type { CollectionModel, ColumnModel } from '../core/model.js';
 import type { Dialect } from './dialect.js';
-import type { ReadPlan, WhereNode } from './plan.js';
+import type { OrderTerm, ReadPlan, WhereNode } from './plan.js';
 
 export interface Compiled {
   readonly sql: string;
@@ -73,30 +73,38 @@ export function source(d: Dialect, c: CollectionModel): string {
   return s;
 }
 
+/** The bound parameters of a list of values, comma-separated. */
+function encList(d: Dialect, column: ColumnModel, items: readonly unknown[], bind: Bind): string {
+  let out = '';
+  for (let i = 0; i < items.length; i++) out += (i === 0 ? '' : ', ') + bind(d.encode(column, items[i]));
+  return out;
+}
+
+// No closure per comparison: this runs for every filtered read, and under tsx (the checkout's
+// `serve`) each named closure also pays a defineProperty for its name (issue #24 item 5).
 function compileCmp(d: Dialect, column: ColumnModel, op: string, value: unknown, bind: Bind): string {
   const col = d.quote(column.sql);
-  const enc = (v: unknown) => bind(d.encode(column, v));
   switch (op) {
     case 'eq':
-      return value === null ? `${col} IS NULL` : `${col} = ${enc(value)}`;
+      return value === null ? `${col} IS NULL` : `${col} = ${bind(d.encode(column, value))}`;
     case 'ne':
       // docs/reference/where.md: null is a value, so `ne: x` matches rows where the column is null.
-      return value === null ? `${col} IS NOT NULL` : `(${col} IS NULL OR ${col} <> ${enc(value)})`;
+      return value === null ? `${col} IS NOT NULL` : `(${col} IS NULL OR ${col} <> ${bind(d.encode(column, value))})`;
     case 'gt':
-      return `${col} > ${enc(value)}`;
+      return `${col} > ${bind(d.encode(column, value))}`;
     case 'gte':
-      return `${col} >= ${enc(value)}`;
+      return `${col} >= ${bind(d.encode(column, value))}`;
     case 'lt':
-      return `${col} < ${enc(value)}`;
+      return `${col} < ${bind(d.encode(column, value))}`;
     case 'lte':
-      return `${col} <= ${enc(value)}`;
+      return `${col} <= ${bind(d.encode(column, value))}`;
     case 'in': {
       const items = value as unknown[];
-      return items.length === 0 ? '1=0' : `${col} IN (${items.map(enc).join(', ')})`;
+      return items.length === 0 ? '1=0' : `${col} IN (${encList(d, column, items, bind)})`;
     }
     case 'nin': {
       const items = value as unknown[];
-      return items.length === 0 ? '1=1' : `(${col} IS NULL OR ${col} NOT IN (${items.map(enc).join(', ')}))`;
+      return items.length === 0 ? '1=1' : `(${col} IS NULL OR ${col} NOT IN (${encList(d, column, items, bind)}))`;
     }
     case 'contains':
     case 'startsWith':
@@ -128,8 +136,22 @@ export function compileWhere(d: Dialect, node: WhereNode, bind: Bind): string {
   }
 }
 
+/** ORDER BY clauses of frozen order arrays (the planner's default order of each collection), per dialect. */
+const orderCaches = new Map<string, WeakMap<readonly OrderTerm[], { collection: CollectionModel; sql: string }>>();
+
 function orderClause(d: Dialect, plan: ReadPlan): string {
   if (plan.orderBy.length === 0) return '';
+  if (!Object.isFrozen(plan.orderBy)) return buildOrderClause(d, plan);
+  let cache = orderCaches.get(d.name);
+  if (!cache) orderCaches.set(d.name, (cache = new WeakMap()));
+  const hit = cache.get(plan.orderBy);
+  if (hit?.collection === plan.collection) return hit.sql;
+  const sql = buildOrderClause(d, plan);
+  cache.set(plan.orderBy, { collection: plan.collection, sql });
+  return sql;
+}
+
+function buildOrderClause(d: Dialect, plan: ReadPlan): string {
   const terms = plan.orderBy.map((t) => d.orderTerm(d.quote(t.column.sql), t.direction, t.column.spec.nullable));
   // Ties broken by id on tables, so pages are stable and the live engine sees one order.
   if (plan.collection.kind === 'table' && !plan.orderBy.some((t) => t.column.name === 'id')) terms.push(d.orderTerm(d.quote('id'), 'asc', false));

@@ -21,6 +21,8 @@ export type WhereNode =
    */
   | { readonly kind: 'cmp'; readonly column: ColumnModel; readonly op: CompareOp; readonly value: unknown };
 
+const NO_ORDER: readonly OrderTerm[] = Object.freeze([]);
+
 export const MATCH_ALL: WhereNode = Object.freeze({ kind: 'and', items: Object.freeze([]) });
 
 export interface OrderTerm {
@@ -45,7 +47,9 @@ export type Row = Record<string, unknown> & { id: string };
  * and its values have already been normalized by the plan stage (pipeline/plan/values.ts).
  */
 export function readPlan(collection: CollectionModel, where: WhereNode = MATCH_ALL, options: { orderBy?: readonly OrderTerm[]; limit?: number; offset?: number } = {}): ReadPlan {
-  return Object.freeze({ collection, where, orderBy: Object.freeze([...(options.orderBy ?? [])]), limit: options.limit, offset: options.offset });
+  // A frozen order is kept as is (the planner's cached default order): it cannot change under the plan.
+  const o = options.orderBy ?? NO_ORDER;
+  return Object.freeze({ collection, where, orderBy: Object.isFrozen(o) ? o : Object.freeze([...o]), limit: options.limit, offset: options.offset });
 }
 
 export const allOf = (items: readonly WhereNode[]): WhereNode => Object.freeze({ kind: 'and', items: Object.freeze([...items]) });

@@ -66,6 +66,36 @@ describe('WriteQueue', () => {
     expect((await db.all('SELECT id FROM t ORDER BY id')).map((r) => r.id)).toEqual(['a', 'b']);
   });
 
+  it('commits writes submitted from separate callbacks of one event-loop turn together (requests read in one poll phase)', async () => {
+    const q = new WriteQueue(db);
+    const commits: number[] = [];
+    q.onCommit((c) => commits.push(c.length));
+    // Three callbacks of one check phase stand for three requests read in one poll phase: each
+    // runs its microtasks to the end before the next, as a SQLite job would run to its COMMIT.
+    const ids = await Promise.all(['a', 'b', 'c'].map((id, i) => new Promise((resolve) => setImmediate(() => resolve(q.submit(insert(id, i)))))));
+    expect(ids).toEqual(['a', 'b', 'c']);
+    expect(commits).toEqual([3]);
+  });
+
+  it('starts a full queue that no transaction has started on instead of refusing it', async () => {
+    const q = new WriteQueue(db, { maxPending: 2 });
+    const commits: number[] = [];
+    q.onCommit((c) => commits.push(c.length));
+    const all: Promise<unknown>[] = [];
+    await new Promise<void>((resolve) =>
+      setImmediate(() => {
+        all.push(q.submit(insert('a', 1)), q.submit(insert('b', 2)));
+        resolve();
+      }),
+    );
+    // The second filled the queue before its turn ended: the batch started then, so the next write
+    // waits behind a running transaction, not behind two jobs that have not started (no 503).
+    all.push(q.submit(insert('c', 3)));
+    expect(await Promise.all(all)).toEqual(['a', 'b', 'c']);
+    expect(q.rejected).toBe(0);
+    expect(commits).toEqual([2, 1]);
+  });
+
   it('reads on the read connection never see an open write transaction', async () => {
     const q = new WriteQueue(db);
     let seenInside: unknown[] = [];

@@ -31,8 +31,15 @@ export type Plan =
       readonly limit: number | undefined;
     };
 
-function orderBy(c: CollectionModel, raw: unknown): OrderTerm[] {
-  if (raw === undefined) return c.defaultOrder.map((o) => ({ column: c.columns.get(o.column)!, direction: o.direction }));
+/** A collection's default order as frozen terms, built once: most reads use it (and the compiler caches its SQL by this array). */
+const defaultTerms = new WeakMap<CollectionModel, readonly OrderTerm[]>();
+
+function orderBy(c: CollectionModel, raw: unknown): readonly OrderTerm[] {
+  if (raw === undefined) {
+    let terms = defaultTerms.get(c);
+    if (!terms) defaultTerms.set(c, (terms = Object.freeze(c.defaultOrder.map((o) => Object.freeze({ column: c.columns.get(o.column)!, direction: o.direction })))));
+    return terms;
+  }
   if (!Array.isArray(raw)) throw badRequest('/order_by', 'must be an array of {column, direction}');
   if (raw.length > 16) throw badRequest('/order_by', 'too many sort terms');
   return raw.map((t, i) => {
@@ -68,7 +75,7 @@ function refuseEmailChange(c: CollectionModel, updates: unknown): void {
   if (i >= 0) throw badRequest(`/updates/${i}/column`, 'email is changed through /auth/change-email');
 }
 
-function read(c: CollectionModel, where: WhereNode, order: OrderTerm[], limit: number | undefined, offset?: number): ReadPlan {
+function read(c: CollectionModel, where: WhereNode, order: readonly OrderTerm[], limit: number | undefined, offset?: number): ReadPlan {
   return readPlan(c, where, { orderBy: order, limit, offset });
 }
 

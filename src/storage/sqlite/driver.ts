@@ -74,6 +74,32 @@ class Statements {
   }
 }
 
+/** The writer's statements as a transaction handle (see SqliteDriver.transaction). */
+class WriterTx implements Tx {
+  #w: Statements;
+  constructor(w: Statements) {
+    this.#w = w;
+  }
+  async all(sql: string, params?: SqlParams): Promise<RawRow[]> {
+    return this.#w.all(sql, params);
+  }
+  async get(sql: string, params?: SqlParams): Promise<RawRow | undefined> {
+    return this.#w.get1(sql, params);
+  }
+  async run(sql: string, params?: SqlParams): Promise<{ changes: number }> {
+    return this.#w.run(sql, params);
+  }
+  async savepoint(name: string): Promise<void> {
+    this.#w.run(`SAVEPOINT ${name}`);
+  }
+  async release(name: string): Promise<void> {
+    this.#w.run(`RELEASE ${name}`);
+  }
+  async rollbackTo(name: string): Promise<void> {
+    this.#w.run(`ROLLBACK TO ${name}`);
+  }
+}
+
 function open(file: string, options: SqliteOptions, readonly: boolean): Db {
   const db = new Database(file, { readonly, fileMustExist: readonly });
   db.pragma('busy_timeout = 5000');
@@ -97,6 +123,8 @@ export class SqliteDriver implements Driver {
   #r: Statements;
   #pool: ReadPool;
   #inTx = false;
+  /** The writer connection as a Tx: one object for every transaction (SQLite has one at a time), not six closures per commit. */
+  #tx: Tx;
   #committed: (() => void) | undefined;
 
   constructor(file: string, options: SqliteOptions = {}) {
@@ -106,6 +134,7 @@ export class SqliteDriver implements Driver {
     this.#w = new Statements(this.#writer);
     this.#r = new Statements(this.#reader);
     this.#pool = new ReadPool(file, options.readPool);
+    this.#tx = new WriterTx(this.#w);
   }
 
   /** Text matching may cost time proportional to stored text: off the event loop (read-pool.ts). */
@@ -153,14 +182,7 @@ export class SqliteDriver implements Driver {
     if (this.#inTx) throw new Error('transactions are serialized by the writer; nested call');
     this.#inTx = true;
     const w = this.#w;
-    const tx: Tx = {
-      all: async (sql, params) => w.all(sql, params),
-      get: async (sql, params) => w.get1(sql, params),
-      run: async (sql, params) => w.run(sql, params),
-      savepoint: async (name) => void w.run(`SAVEPOINT ${name}`),
-      release: async (name) => void w.run(`RELEASE ${name}`),
-      rollbackTo: async (name) => void w.run(`ROLLBACK TO ${name}`),
-    };
+    const tx = this.#tx;
     try {
       w.run('BEGIN IMMEDIATE');
       try {
