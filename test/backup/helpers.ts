@@ -4,8 +4,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll } from 'vitest';
-import { ROOT, type TestServer } from '../helpers/server.js';
+import { afterAll, expect } from 'vitest';
+import { image, sendBinary } from '../helpers/photos.js';
+import { bearer, ROOT, type TestServer } from '../helpers/server.js';
 
 export interface CliRun {
   code: number | null;
@@ -76,4 +77,16 @@ export function loggedPhotos(destDir: string): Map<string, 'present' | 'deleted'
     for (const e of log.events) state.set(e.id, 'deleted' in e ? 'deleted' : 'present');
   }
   return state;
+}
+
+/** The two photos the photo-restore tests upload: one kept, one deleted between two moments. */
+export async function twoPhotos(): Promise<{ kept: Buffer; dropped: Buffer }> {
+  return { kept: await image(40, 30).png().toBuffer(), dropped: await image(30, 20).jpeg().toBuffer() };
+}
+
+/** Uploads a photo as a signed-in user; answers its id (any other answer fails the test). */
+export async function uploadPhoto(base: string, accessToken: string, body: Buffer, type: string): Promise<string> {
+  const r = await sendBinary<{ data: { id: string } }>(base, 'POST', '/img', { body, type, headers: bearer(accessToken) });
+  expect(r.status, r.text).toBe(200);
+  return r.json.data.id;
 }

@@ -13,7 +13,7 @@ import { image, sendBinary } from '../helpers/photos.js';
 import { pause, until } from '../helpers/poll.js';
 import { bearer, secret, startServer, type TestServer } from '../helpers/server.js';
 import { signIn, signUp, uniqueEmail } from '../helpers/users.js';
-import { backupScene, loggedPhotos, PROJECT, runCli } from './helpers.js';
+import { backupScene, loggedPhotos, PROJECT, runCli, twoPhotos, uploadPhoto } from './helpers.js';
 
 describe('PostgreSQL backups and photos', () => {
   const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret() };
@@ -57,13 +57,8 @@ describe('PostgreSQL backups and photos', () => {
     servers.push(s);
     const email = uniqueEmail('pgblobs');
     const user = await signUp(s, email);
-    const kept = await image(40, 30).png().toBuffer();
-    const dropped = await image(30, 20).jpeg().toBuffer();
-    const upload = async (body: Buffer, type: string) => {
-      const r = await sendBinary<{ data: { id: string } }>(s.base, 'POST', '/img', { body, type, headers: bearer(user.accessToken) });
-      expect(r.status, r.text).toBe(200);
-      return r.json.data.id;
-    };
+    const { kept, dropped } = await twoPhotos();
+    const upload = (body: Buffer, type: string) => uploadPhoto(s.base, user.accessToken, body, type);
     const keptId = await upload(kept, 'image/png');
     const droppedId = await upload(dropped, 'image/jpeg');
     const one = await runCli(['backup', 'create', '--project', PROJECT, '--database', source.url, '--to', dest.url], env);
@@ -98,14 +93,9 @@ describe('PostgreSQL backups and photos', () => {
     servers.push(s);
     const email = uniqueEmail('pgs3');
     const user = await signUp(s, email);
-    const kept = await image(40, 30).png().toBuffer();
-    const dropped = await image(30, 20).jpeg().toBuffer();
+    const { kept, dropped } = await twoPhotos();
     const added = await image(20, 20).png().toBuffer();
-    const upload = async (body: Buffer, type: string) => {
-      const r = await sendBinary<{ data: { id: string } }>(s.base, 'POST', '/img', { body, type, headers: bearer(user.accessToken) });
-      expect(r.status, r.text).toBe(200);
-      return r.json.data.id;
-    };
+    const upload = (body: Buffer, type: string) => uploadPhoto(s.base, user.accessToken, body, type);
     const keptId = await upload(kept, 'image/png');
     const droppedId = await upload(dropped, 'image/jpeg');
     // The server ships the bucket's photos on its own, every syncIntervalMs.

@@ -13,7 +13,7 @@ import { image, sendBinary } from '../helpers/photos.js';
 import { until } from '../helpers/poll.js';
 import { bearer, secret, startServer, type TestServer } from '../helpers/server.js';
 import { signIn, signUp, uniqueEmail } from '../helpers/users.js';
-import { destination, loggedPhotos, newDataDir, PROJECT, runCli } from './helpers.js';
+import { destination, loggedPhotos, newDataDir, PROJECT, runCli, twoPhotos, uploadPhoto } from './helpers.js';
 
 // SQLite's continuous backup (PostgreSQL's photos, in `_blobs` or a bucket: postgres-photos.test.ts).
 describe.skipIf(process.env.TABLEBASE_TEST_DB === 'postgres')('photos on S3 in a continuous backup', () => {
@@ -36,13 +36,8 @@ describe.skipIf(process.env.TABLEBASE_TEST_DB === 'postgres')('photos on S3 in a
     servers.push(s);
     const email = uniqueEmail('s3backup');
     const user = await signUp(s, email);
-    const kept = await image(40, 30).png().toBuffer();
-    const dropped = await image(30, 20).jpeg().toBuffer();
-    const upload = async (body: Buffer, type: string) => {
-      const r = await sendBinary<{ data: { id: string } }>(s.base, 'POST', '/img', { body, type, headers: bearer(user.accessToken) });
-      expect(r.status, r.text).toBe(200);
-      return r.json.data.id;
-    };
+    const { kept, dropped } = await twoPhotos();
+    const upload = (body: Buffer, type: string) => uploadPhoto(s.base, user.accessToken, body, type);
     const keptId = await upload(kept, 'image/png');
     const droppedId = await upload(dropped, 'image/jpeg');
     // The data folder holds no original: only the bucket does (what the backup must read).

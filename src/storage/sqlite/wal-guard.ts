@@ -22,8 +22,8 @@
  * is the one window left (see "Limits" in the docs).
  */
 import Database from 'better-sqlite3';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import type { WalEnd } from './wal.js';
+import { closeSync, fstatSync, openSync } from 'node:fs';
+import { readAt, type WalEnd } from './wal.js';
 import { FRAME_HEADER_BYTES, parseWalHeader, WAL_HEADER_BYTES } from './wal-format.js';
 
 /** A larger tail is not copied on the main thread: the checkpoint waits for the follower's next read. */
@@ -129,14 +129,7 @@ export class WalGuard {
   }
 
   #read(offset: number, length: number): Buffer {
-    const buf = Buffer.allocUnsafeSlow(length);
-    let done = 0;
-    while (done < length) {
-      const n = readSync(this.#fd, buf, done, length - done, offset + done);
-      if (n === 0) break;
-      done += n;
-    }
-    return buf.subarray(0, done);
+    return readAt(this.#fd, offset, length, true);
   }
 
   close(): void {

@@ -16,6 +16,21 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { frameBytes, parseWalHeader, scanFrames, WAL_HEADER_BYTES, type WalHeader } from './wal-format.js';
 
+/**
+ * `length` bytes of the file at `offset`, fewer at its end. `unpooled` for bytes handed to
+ * another thread: a pooled Buffer shares its memory with others and cannot be transferred.
+ */
+export function readAt(fd: number, offset: number, length: number, unpooled = false): Buffer {
+  const buf = unpooled ? Buffer.allocUnsafeSlow(length) : Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const n = readSync(fd, buf, done, length - done, offset + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return buf.subarray(0, done);
+}
+
 export interface WalCommit {
   readonly epoch: number;
   /** The commit frame (1-based within the epoch). */
@@ -102,14 +117,7 @@ export class WalFollower {
   }
 
   #read(offset: number, length: number): Buffer {
-    const buf = Buffer.allocUnsafe(length);
-    let done = 0;
-    while (done < length) {
-      const n = readSync(this.#fd, buf, done, length - done, offset + done);
-      if (n === 0) break;
-      done += n;
-    }
-    return buf.subarray(0, done);
+    return readAt(this.#fd, offset, length);
   }
 
   /** Marks noted by the main thread (WalGuard.noteCommit), in order. */
