@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { launch, watchedPage } from '../dashboard/browser.js';
+import { launch, signInToDashboard, watchedPage } from '../dashboard/browser.js';
 import type { TestServer } from '../helpers/server.js';
 import { startServerWithAdmin } from '../helpers/users.js';
 import { destination } from './helpers.js';
@@ -29,10 +29,7 @@ describe('the Backups screen', () => {
     const w = await watchedPage(browser, server.base);
     const page = w.page;
     page.setDefaultTimeout(20_000);
-    await page.goto(`${server.base}/_`);
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInToDashboard(page, server.base, ADMIN);
     await page.getByRole('navigation').getByRole('link', { name: 'Backups', exact: true }).click();
     const main = page.getByRole('main');
     await main.getByRole('heading', { level: 1, name: 'Backups' }).waitFor();

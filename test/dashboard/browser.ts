@@ -45,3 +45,11 @@ export async function watchedPage(browser: Browser, origin: string, viewport = {
   });
   return { page, problems };
 }
+
+/** Opens the dashboard at `base` and signs in as `admin` with the sign-in form. */
+export async function signInToDashboard(page: Page, base: string, admin: { readonly email: string; readonly password: string }): Promise<void> {
+  await page.goto(`${base}/_`);
+  await page.getByLabel('Email').fill(admin.email);
+  await page.getByLabel('Password').fill(admin.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}

@@ -5,7 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, watchedPage, type Watched } from '../dashboard/browser.js';
+import { launch, signInToDashboard, type Watched, watchedPage } from '../dashboard/browser.js';
 import { ADMIN, startDashboardServer, type DashboardFixture } from '../dashboard/fixture.js';
 
 let f: DashboardFixture;
@@ -18,10 +18,7 @@ beforeAll(async () => {
   w = await watchedPage(browser, f.server.base);
   page = w.page;
   page.setDefaultTimeout(15_000);
-  await page.goto(`${f.server.base}/_`);
-  await page.getByLabel('Email').fill(ADMIN.email);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signInToDashboard(page, f.server.base, ADMIN);
   await page.getByRole('navigation').getByRole('link', { name: 'Overview' }).waitFor();
 }, 120_000);
 afterAll(async () => {

@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, watchedPage } from '../dashboard/browser.js';
+import { launch, signInToDashboard, watchedPage } from '../dashboard/browser.js';
 import type { TestServer } from '../helpers/server.js';
 import { startServerWithAdmin } from '../helpers/users.js';
 
@@ -28,10 +28,7 @@ describe('dashboard with two workers', { timeout: 60_000 }, () => {
     const w = await watchedPage(browser, server.base);
     const page = w.page;
     page.setDefaultTimeout(20_000);
-    await page.goto(`${server.base}/_`);
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInToDashboard(page, server.base, ADMIN);
     const table = page.getByRole('main').getByRole('table', { name: 'Processes' });
     await table.waitFor();
     // A worker that does not answer the primary's gathering within 1 s (busy: a loaded machine)
