@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { pause } from '../helpers/poll.js';
 import { createRows } from '../helpers/rows.js';
 import { startServer } from '../helpers/server.js';
-import { backupScene, newDataDir, runCli } from './helpers.js';
+import { backupScene, restoreInto } from './helpers.js';
 
 describe('writes racing checkpoints', () => {
   const { dest, servers, folders } = backupScene();
@@ -49,10 +49,7 @@ describe('writes racing checkpoints', () => {
     const epochs = readdirSync(join(dest.dir, 'generations', gens[0]!, 'wal'));
     expect(epochs.length, 'the backup checkpointed (a new WAL epoch) more than once').toBeGreaterThan(2);
 
-    const target = newDataDir();
-    folders.push(target);
-    const r = await runCli(['restore', '--from', dest.url, '--data', target]);
-    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const target = await restoreInto(folders, dest.url);
     // Read straight from the restored file: the rows are too large for one /db/list answer.
     const db = new Database(join(target, 'db.sqlite'), { readonly: true });
     const rows = db.prepare('SELECT payload FROM big').all() as { payload: string }[];

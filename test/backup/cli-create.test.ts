@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRows, listRows } from '../helpers/rows.js';
 import { startServer } from '../helpers/server.js';
-import { newDataDir, PROJECT, runCli, backupScene } from './helpers.js';
+import { backupScene, PROJECT, restoreInto, runCli } from './helpers.js';
 
 describe('backup create from the command line', () => {
   const { dest, servers, folders } = backupScene();
@@ -24,10 +24,7 @@ describe('backup create from the command line', () => {
     await createRows(s, 'big', [{ payload: 'after the snapshot' }]);
     const list = await runCli(['backup', 'list', '--from', dest.url, '--json']);
     expect((JSON.parse(list.stdout) as { snapshots: { id: string }[] }).snapshots.map((x) => x.id)).toEqual([id]);
-    const target = newDataDir();
-    folders.push(target);
-    const r = await runCli(['restore', '--from', dest.url, '--data', target]);
-    expect(r.code, r.stderr).toBe(0);
+    const target = await restoreInto(folders, dest.url);
     const back = await startServer({ dataDir: target, env: s.env });
     servers.push(back);
     expect((await listRows(back, 'big')).map((x) => x.payload).sort()).toEqual(before.map((x) => x.payload).sort());

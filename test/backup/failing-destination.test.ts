@@ -11,7 +11,7 @@ import { until } from '../helpers/poll.js';
 import { createRows, listRows } from '../helpers/rows.js';
 import type { TestServer } from '../helpers/server.js';
 import { signIn, startServerWithAdmin } from '../helpers/users.js';
-import { destination, newDataDir, runCli } from './helpers.js';
+import { destination, restoreInto } from './helpers.js';
 
 const ADMIN = { email: 'backup-admin@example.com', password: 'admin-password-1' };
 
@@ -73,10 +73,7 @@ describe('a failing destination', () => {
       500,
     );
     await until(metrics, (m) => m.lagMs === 0, 'the backlog to ship');
-    const target = newDataDir();
-    folders.push(target);
-    const r = await runCli(['restore', '--from', url, '--data', target]);
-    expect(r.code, r.stderr).toBe(0);
+    const target = await restoreInto(folders, url);
     await server.stop();
     const { startServer } = await import('../helpers/server.js');
     const back = await startServer({ dataDir: target, env: server.env });

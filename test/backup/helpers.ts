@@ -90,3 +90,12 @@ export async function uploadPhoto(base: string, accessToken: string, body: Buffe
   expect(r.status, r.text).toBe(200);
   return r.json.data.id;
 }
+
+/** Restores `from` (at `at`, ms, when given) into a new data folder that `folders` cleans up; the restore must exit 0. */
+export async function restoreInto(folders: string[], from: string, o: { at?: number; env?: Record<string, string> } = {}): Promise<string> {
+  const target = newDataDir();
+  folders.push(target);
+  const r = await runCli(['restore', '--from', from, '--data', target, ...(o.at !== undefined ? ['--at', new Date(o.at).toISOString()] : [])], o.env);
+  expect(r.code, r.stderr + r.stdout).toBe(0);
+  return target;
+}

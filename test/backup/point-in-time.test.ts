@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { pause } from '../helpers/poll.js';
 import { createRows, listRows, write } from '../helpers/rows.js';
 import { startServer, type Row } from '../helpers/server.js';
-import { newDataDir, runCli, backupScene } from './helpers.js';
+import { backupScene, restoreInto } from './helpers.js';
 
 const byId = (rows: Row[]) => [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
 
@@ -17,10 +17,7 @@ describe('point-in-time restore', () => {
   const { dest, servers, folders } = backupScene();
 
   async function restoredRows(at: number): Promise<Row[]> {
-    const target = newDataDir();
-    folders.push(target);
-    const r = await runCli(['restore', '--from', dest.url, '--data', target, '--at', new Date(at).toISOString()]);
-    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const target = await restoreInto(folders, dest.url, { at });
     const s = await startServer({ dataDir: target });
     servers.push(s);
     try {

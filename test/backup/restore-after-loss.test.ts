@@ -10,7 +10,7 @@ import { pause } from '../helpers/poll.js';
 import { createRows, listRows } from '../helpers/rows.js';
 import { bearer, secret, startServer } from '../helpers/server.js';
 import { signIn, signUp, uniqueEmail } from '../helpers/users.js';
-import { newDataDir, runCli, backupScene } from './helpers.js';
+import { backupScene, restoreInto } from './helpers.js';
 
 describe('restore after kill -9 and the loss of the data folder', () => {
   const env = { JWT_SECRET: secret(), PASSWORD_SECRET: secret() };
@@ -35,10 +35,7 @@ describe('restore after kill -9 and the loss of the data folder', () => {
     await s.stop('SIGKILL');
     rmSync(s.dataDir, { recursive: true, force: true });
 
-    const target = newDataDir();
-    folders.push(target);
-    const r = await runCli(['restore', '--from', dest.url, '--data', target]);
-    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const target = await restoreInto(folders, dest.url);
 
     const back = await startServer({ env, dataDir: target });
     servers.push(back);

@@ -8,7 +8,7 @@ import { startTestS3, TEST_S3_SECRET, type TestS3 } from '../../src/s3/test-serv
 import { pause } from '../helpers/poll.js';
 import { createRows, listRows } from '../helpers/rows.js';
 import { secret, startServer, type TestServer } from '../helpers/server.js';
-import { newDataDir, runCli } from './helpers.js';
+import { restoreInto, runCli } from './helpers.js';
 
 describe('backup to S3', () => {
   let s3: TestS3 | undefined;
@@ -39,10 +39,7 @@ describe('backup to S3', () => {
     const list = await runCli(['backup', 'list', '--from', url, '--json'], s3.env);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).not.toContain(TEST_S3_SECRET);
-    const target = newDataDir();
-    folders.push(target);
-    const r = await runCli(['restore', '--from', url, '--data', target], s3.env);
-    expect(r.code, r.stderr).toBe(0);
+    const target = await restoreInto(folders, url, { env: s3.env });
     const back = await startServer({ env, dataDir: target });
     servers.push(back);
     expect((await listRows(back, 'big')).map((x) => x.payload).sort()).toEqual(rows.map((x) => x.payload).sort());

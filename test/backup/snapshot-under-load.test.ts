@@ -9,7 +9,7 @@ import { pause } from '../helpers/poll.js';
 import { createRows, listRows } from '../helpers/rows.js';
 import { startServer } from '../helpers/server.js';
 import { signIn, startServerWithAdmin } from '../helpers/users.js';
-import { newDataDir, runCli, backupScene } from './helpers.js';
+import { backupScene, restoreInto } from './helpers.js';
 
 const ADMIN = { email: 'snap-admin@example.com', password: 'admin-password-1' };
 interface Snap {
@@ -72,10 +72,7 @@ describe('a snapshot under a steady write load', () => {
     expect(Date.parse(listing.json.data.earliest!)).toBeLessThanOrEqual(Date.parse(listing.json.data.latest!));
 
     await pause(2_500);
-    const target = newDataDir();
-    folders.push(target);
-    const r = await runCli(['restore', '--from', dest.url, '--data', target]);
-    expect(r.code, r.stderr).toBe(0);
+    const target = await restoreInto(folders, dest.url);
     const back = await startServer({ dataDir: target, env: s.env });
     servers.push(back);
     const n = (await back.get<{ data: number }>('/db/count', { table: 'big' })).json.data;
