@@ -15,12 +15,13 @@
  *   uploads), and the server-wide reads (dashboard figures, photo bytes), whose answers may be
  *   large or long.
  */
-import { Agent, request, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeader, type ServerResponse } from 'node:http';
+import { Agent, request, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeader, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { ApiError } from '../core/errors.js';
 import type { DeclaredRoute } from './declare.js';
 import type { AnswerMeta, RequestMeta } from './forward-exchange.js';
 import { ANSWER, CANCEL, DATA, END, FrameReader, FrameWriter, REQUEST, RESET, type Frame } from './forward-frames.js';
+import { bodyPending, drainRest } from './linger.js';
 import { sendError } from './respond.js';
 
 export type Forwarder = (req: IncomingMessage, res: ServerResponse, ip: string, requestId: string, route: DeclaredRoute) => Promise<void>;
@@ -177,13 +178,20 @@ function httpForwarder(socketPath: string): Simple {
       const headers = endToEndOut(req.headers);
       headers['x-forwarded-for'] = ip;
       headers['x-request-id'] = requestId;
+      let answered = false;
       const out = request({ socketPath, agent, method: req.method, path: req.url, headers }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, endToEndOut(answer.headers));
-        answer.pipe(res);
-        answer.once('end', done);
+        answer.pipe(res, { end: false });
+        answer.once('end', () => {
+          answered = true;
+          if (out.writableFinished) res.end();
+          else answeredEarly(req, res, out);
+          done();
+        });
         answer.once('error', () => (res.destroy(), done()));
       });
       out.once('error', () => {
+        if (answered) return; // the connection cut by answeredEarly: the answer is already whole
         unavailable(res);
         done();
       });
@@ -192,4 +200,28 @@ function httpForwarder(socketPath: string): Simple {
       });
       req.pipe(out);
     });
+}
+
+/**
+ * The primary answered before the request's body was all sent to it (a 413 on a Content-Length
+ * past the limit, a 415, a 401…, while the client still sends). Node's HTTP client stops passing
+ * its socket's 'drain' on once the answer is complete, so `req.pipe(out)` would wait forever with
+ * the client's body unread and its kept-alive connection stalled until the keep-alive timeout
+ * reset it (issue #24). What one process does instead (./linger.ts), done here where the client's
+ * socket is: the answer is already written whole (its Content-Length), the rest of the body is
+ * discarded here, bounded in time and size (past a bound the socket is closed), and the response
+ * ends only once that is over. Discarding rather than answering `Connection: close`: closing while
+ * the client still sends resets the connection (RST), and a client still writing may then lose the
+ * answer it was sent — the same reason ./linger.ts ends the answer only after the drain; and a
+ * drained connection stays kept alive, as on one process. The half-sent forwarded request cannot
+ * be finished, so its connection to the primary is cut (never reused by the pool); the primary,
+ * which answered, sees its client leave while it discards.
+ */
+function answeredEarly(req: IncomingMessage, res: ServerResponse, out: ClientRequest): void {
+  req.unpipe(out);
+  out.destroy();
+  if (!bodyPending(req)) return void res.end();
+  void drainRest(req).then(() => {
+    if (!res.writableEnded && !res.destroyed) res.end();
+  });
 }
