@@ -29,6 +29,12 @@ export interface Hub extends Cluster {
    * their `/health` says so without asking the primary on every call.
    */
   announceBackup(failing: boolean): void;
+  /**
+   * Tells every worker whether the primary's writes meet a full disk (core/health-state.ts): the
+   * workers answer `/health`, the writer is here, and a worker's `/health` must not say 200 while
+   * every forwarded write is 503.
+   */
+  announceDisk(full: boolean): void;
 }
 
 export interface StreamLimits {
@@ -60,7 +66,8 @@ export function hubCluster(base: Cluster, onObservations: (rows: readonly Observ
   };
   let ready = false;
   let backupFailing = false;
-  const state = (): ToWorker => ({ t: 'state', ready, redis: base.redis(), backupFailing });
+  let diskFull = false;
+  const state = (): ToWorker => ({ t: 'state', ready, redis: base.redis(), backupFailing, diskFull });
   const broadcast = (m: ToWorker, except?: number) => {
     for (const p of peers.values()) if (p.id !== except) p.send(m);
   };
@@ -189,6 +196,11 @@ export function hubCluster(base: Cluster, onObservations: (rows: readonly Observ
     announceBackup(failing) {
       if (failing === backupFailing) return;
       backupFailing = failing;
+      broadcast(state());
+    },
+    announceDisk(full) {
+      if (full === diskFull) return;
+      diskFull = full;
       broadcast(state());
     },
   };

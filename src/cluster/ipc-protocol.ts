@@ -51,8 +51,11 @@ export type ToWorker =
   | { readonly t: 'rl'; readonly id: number; readonly result: HitResult }
   | { readonly t: 'gather'; readonly id: number }
   | { readonly t: 'stream'; readonly id: number; readonly ok: boolean }
-  /** What the workers' `/health` reports: readiness, Redis, and the primary's backup (which runs only there). */
-  | { readonly t: 'state'; readonly ready: boolean; readonly redis: 'up' | 'down' | undefined; readonly backupFailing?: boolean };
+  /**
+   * What the workers' `/health` reports: readiness, Redis, the primary's backup (which runs only
+   * there), and whether the primary's writes meet a full disk (SQLite: the one writer is there).
+   */
+  | { readonly t: 'state'; readonly ready: boolean; readonly redis: 'up' | 'down' | undefined; readonly backupFailing?: boolean; readonly diskFull?: boolean };
 
 /** The message channel to the other side; node:cluster's worker or process in production. */
 export interface Channel<Out, In> {

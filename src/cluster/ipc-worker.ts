@@ -35,6 +35,8 @@ export interface WorkerCluster extends Cluster {
   ready(): boolean;
   /** True while the primary says its backup is failing (`/health`, docs/reference/backups.md). */
   backupFailing(): boolean;
+  /** True while the primary says its writes meet a full disk (`/health`, core/health-state.ts). */
+  diskFull(): boolean;
   /** Hands an answered request to the primary's figures (batched; see `flush`). */
   observe(o: Observation): void;
   /** Stream caps counted by the primary for the whole server. */
@@ -58,7 +60,12 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
   const gapListeners: (() => void)[] = [];
   const revocationListeners: ((e: readonly RevokedSession[] | null) => void)[] = [];
   const store = new IpcRateLimitStore((m) => channel.send(m));
-  let state: { ready: boolean; redis: 'up' | 'down' | undefined; backupFailing: boolean } = { ready: false, redis: undefined, backupFailing: false };
+  let state: { ready: boolean; redis: 'up' | 'down' | undefined; backupFailing: boolean; diskFull: boolean } = {
+    ready: false,
+    redis: undefined,
+    backupFailing: false,
+    diskFull: false,
+  };
   let live: () => LiveFigures = () => ({ open: 0, queries: 0, streams: [] });
   let buffer: Observation[] = [];
   let streamAsk = 0;
@@ -106,7 +113,7 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
         channel.send({ t: 'gathered', id: m.id, live: live() });
         return;
       case 'state':
-        state = { ready: m.ready, redis: m.redis, backupFailing: m.backupFailing === true };
+        state = { ready: m.ready, redis: m.redis, backupFailing: m.backupFailing === true, diskFull: m.diskFull === true };
         return;
     }
   });
@@ -127,6 +134,7 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
     redis: () => state.redis,
     ready: () => state.ready,
     backupFailing: () => state.backupFailing,
+    diskFull: () => state.diskFull,
     observe(o) {
       buffer.push(o);
       if (buffer.length >= FLUSH_AT) flush();

@@ -163,4 +163,20 @@ describe('workers sharing one server through the primary', () => {
     await tick();
     expect([w1.backupFailing(), w2.backupFailing(), late.backupFailing()]).toEqual([false, false, false]);
   });
+
+  it('tell the workers’ health that the primary’s writes meet a full disk, and that it takes writes again', async () => {
+    const { hub, w1, w2 } = server();
+    await tick();
+    expect(w1.diskFull()).toBe(false);
+    hub.announceDisk(true);
+    await tick();
+    expect([w1.diskFull(), w2.diskFull()]).toEqual([true, true]);
+    hub.announce(true); // a readiness announcement keeps the disk state
+    hub.announceBackup(true);
+    await tick();
+    expect([w1.diskFull(), w1.backupFailing()]).toEqual([true, true]);
+    hub.announceDisk(false);
+    await tick();
+    expect([w1.diskFull(), w2.diskFull(), w1.backupFailing()]).toEqual([false, false, true]);
+  });
 });

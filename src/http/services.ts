@@ -44,8 +44,8 @@ export interface Services {
   /** Infrastructure failures seen by requests: a full disk keeps /health at 503 until it takes writes. */
   readonly health: HealthState;
   /** Whether this node's Redis answers (health, docs/reference/scaling.md). */
-  /** `ready` and `backupFailing`: a worker's view of its primary, for `/health`. */
-  readonly cluster: Pick<Cluster, 'redis'> & { readonly ready?: () => boolean; readonly backupFailing?: () => boolean };
+  /** `ready`, `backupFailing` and `diskFull`: a worker's view of its primary, for `/health`. */
+  readonly cluster: Pick<Cluster, 'redis'> & { readonly ready?: () => boolean; readonly backupFailing?: () => boolean; readonly diskFull?: () => boolean };
   readonly cron: CronStatus | undefined;
   /** Devices, sending and delivery counts (docs/reference/push.md). */
   readonly push: PushService;

@@ -46,6 +46,8 @@ export async function runPrimary(project: Project, config: AppConfig, log: Logge
   chmodSync(socketPath, 0o600);
   chmodSync(framesSocketPath(socketPath), 0o600);
   const h = hub!;
+  // The writer is here, the workers answer /health: a full disk met by a write reaches them at once.
+  app.services.health.onDisk((down) => h.announceDisk(down));
 
   const peers = new Map<Worker, Peer>();
   const accepting = new Set<Worker>();
@@ -108,6 +110,9 @@ export async function runPrimary(project: Project, config: AppConfig, log: Logge
       h.announce(ready);
     }
     if (app.backup) h.announceBackup(app.backup.status().failing);
+    // Nothing calls the primary's /health: it probes its disk itself while marked down (a commit
+    // also clears it), and the workers hear when it takes writes again.
+    if (app.services.health.diskDown) void app.services.health.check();
   }, 500).unref();
 
   const stop = async (signal: string) => {

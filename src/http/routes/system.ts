@@ -57,6 +57,9 @@ export const systemRoutes = [
       if (!(await s.rt.driver.ping())) throw new InfrastructureError('database', undefined);
       s.health.recover('database');
       // A full disk stays 503 until the data folder takes a write again (core/health-state.ts).
+      // A worker of `--workers` writes nothing itself: its primary says when its writes meet a full
+      // disk, and the worker probes the same folder, so it answers 200 once space is freed.
+      if (s.cluster.diskFull?.()) s.health.fail('disk');
       if ((await s.health.check()).includes('disk')) throw new InfrastructureError('disk', undefined);
       const redisDown = s.cluster.redis() === 'down';
       // Three consecutive failed syncs (docs/reference/backups.md): serving, but not backed up.
