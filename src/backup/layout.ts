@@ -129,12 +129,15 @@ export function sealManifest(m: Manifest): Buffer {
 
 /** The backup is damaged: names the object, so the one-line error says what to look at. */
 export class BackupDamaged extends Error {
+  /** The object is not there (rather than there but changed or truncated): restore.ts reads the listing again once. */
+  readonly missing: boolean;
   constructor(
     readonly key: string,
     reason: string,
   ) {
     super(`backup damaged: ${key} ${reason}`);
     this.name = 'BackupDamaged';
+    this.missing = reason.startsWith('is missing');
   }
 }
 

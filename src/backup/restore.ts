@@ -49,9 +49,54 @@ export interface RestoreResult {
   readonly missingPhotos: string[];
 }
 
+/** Every snapshot and segment object a catalog names, by generation: what tells one listing from another. */
+function listing(c: Catalog): string {
+  return c.generations.map((g) => [g.id, ...g.snapshots.map((s) => s.object), ...g.segments.map((s) => s.object)].join('\n')).join('\n\n');
+}
+
+/** `readCatalog`, read again once when a manifest it listed was gone by the time it was fetched. */
+async function readListed(dest: Destination): Promise<Catalog> {
+  try {
+    return await readCatalog(dest);
+  } catch (err) {
+    if (!(err instanceof BackupDamaged && err.missing)) throw err;
+    return readCatalog(dest);
+  }
+}
+
+/**
+ * Runs `use` on the destination's catalog. A compaction (compaction.ts, from retention) or a
+ * retention may replace or remove objects between the listing and the fetches: it writes a merged
+ * segment before it deletes the parts, so a restore that listed the parts finds one missing
+ * (issue #21). So, once: when an object is missing, the catalog is read again, and if the new
+ * listing differs and no longer names that object, `use` runs again on it (after `reset`). A
+ * genuinely missing object is named by both listings, and the damage is reported as before;
+ * a changed or truncated object is never retried (nothing rewrites an object in place).
+ */
+export async function withCatalog<R>(dest: Destination, use: (c: Catalog) => Promise<R>, reset?: () => Promise<void>): Promise<R> {
+  const first = await readListed(dest);
+  try {
+    return await use(first);
+  } catch (err) {
+    if (!(err instanceof BackupDamaged && err.missing)) throw err;
+    const again = await readListed(dest).catch(() => undefined);
+    if (!again || listing(again) === listing(first) || listing(again).split('\n').includes(err.key)) throw err;
+    await reset?.();
+    return use(again);
+  }
+}
+
 /** Restores the SQLite data folder for time `at` (default: the latest) into `dir`, which must not exist. */
-export async function restoreSqliteInto(dest: Destination, dir: string, at?: number): Promise<RestoreResult> {
-  const catalog = await readCatalog(dest);
+export function restoreSqliteInto(dest: Destination, dir: string, at?: number): Promise<RestoreResult> {
+  // A second try starts again from an empty folder.
+  return withCatalog(
+    dest,
+    (catalog) => restoreFrom(dest, catalog, dir, at),
+    () => rm(dir, { recursive: true, force: true }),
+  );
+}
+
+async function restoreFrom(dest: Destination, catalog: Catalog, dir: string, at: number | undefined): Promise<RestoreResult> {
   const t = at ?? catalog.latest;
   if (t === null || t === undefined || catalog.earliest === null || t < catalog.earliest || t > catalog.latest!) throw new OutsideWindow(t ?? Date.now(), catalog);
   const plan = planRestore(catalog, t);

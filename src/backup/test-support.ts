@@ -7,7 +7,12 @@ export class Hooked implements Destination {
   readonly display = 'hooked';
   constructor(
     readonly inner: Destination,
-    readonly hooks: { afterList?: (prefix: string) => Promise<void>; beforePut?: (key: string) => Promise<void>; beforeDelete?: (key: string) => Promise<void> } = {},
+    readonly hooks: {
+      afterList?: (prefix: string) => Promise<void>;
+      beforePut?: (key: string) => Promise<void>;
+      beforeDelete?: (key: string) => Promise<void>;
+      beforeGet?: (key: string) => Promise<void>;
+    } = {},
   ) {}
   async put(key: string, data: Buffer) {
     await this.hooks.beforePut?.(key);
@@ -16,10 +21,12 @@ export class Hooked implements Destination {
   putStream(key: string, data: Readable) {
     return this.inner.putStream(key, data);
   }
-  get(key: string) {
+  async get(key: string) {
+    await this.hooks.beforeGet?.(key);
     return this.inner.get(key);
   }
-  getStream(key: string) {
+  async getStream(key: string) {
+    await this.hooks.beforeGet?.(key);
     return this.inner.getStream(key);
   }
   async list(prefix: string): Promise<ObjectInfo[]> {

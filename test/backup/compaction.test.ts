@@ -67,10 +67,16 @@ describe('WAL segment compaction', () => {
     for (const t of times) states.push(await stateAt(d, t));
     expect(states.map((x) => x.rows.length)).toEqual([3, 6, 9, 12, 15, 18]);
 
-    // The same destination as it was, for the crash below.
-    const crashed = destination();
-    folders.push(crashed.dir);
-    cpSync(dest.dir, crashed.dir, { recursive: true });
+    // The same destination as it was, for the crash and the races below.
+    const copy = () => {
+      const c = destination();
+      folders.push(c.dir);
+      cpSync(dest.dir, c.dir, { recursive: true });
+      return new FileDestination(c.dir);
+    };
+    const crashed = copy();
+    const racedAtFetch = copy();
+    const racedAtList = copy();
 
     // 3-second buckets (an hour in production), all of them past.
     const now = Date.now() + 3_600_000;
@@ -85,7 +91,7 @@ describe('WAL segment compaction', () => {
     expect(await compactSegments(d, { now, bucketMs: 3_000 })).toEqual({ merged: 0, removed: 0 });
 
     // Killed right after the first merged segment's manifest, before any small one went.
-    const inner = new FileDestination(crashed.dir);
+    const inner = crashed;
     const killed = new Hooked(inner, {
       beforeDelete: async (key) => {
         if (key.includes('/wal/')) throw new Error('killed');
@@ -100,6 +106,26 @@ describe('WAL segment compaction', () => {
     await compactSegments(inner, { now, bucketMs: 3_000 });
     expect(segmentsOf(await readCatalog(inner))).toEqual(segmentsOf(after));
     for (const [i, t] of times.entries()) expect(await stateAt(inner, t)).toEqual(states[i]);
+
+    // Issue #21: a restore whose catalog named the small segments, racing a compaction that
+    // replaced them before it fetched them: the first WAL object it fetches comes after the merge.
+    let mergedUnder = 0;
+    const atFetch = new Hooked(racedAtFetch, {
+      beforeGet: async (key) => {
+        if (key.endsWith('.wal') && mergedUnder === 0) mergedUnder = (await compactSegments(racedAtFetch, { now, bucketMs: 3_000 })).merged;
+      },
+    });
+    expect(await stateAt(atFetch, times.at(-1)!)).toEqual(states.at(-1));
+    expect(mergedUnder, 'the compaction ran between the listing and the fetch').toBeGreaterThan(0);
+    // The same between the listing and the reading of the segment manifests it listed.
+    mergedUnder = 0;
+    const atList = new Hooked(racedAtList, {
+      afterList: async (prefix) => {
+        if (prefix === 'generations/' && mergedUnder === 0) mergedUnder = (await compactSegments(racedAtList, { now, bucketMs: 3_000 })).merged;
+      },
+    });
+    expect(await stateAt(atList, times[2]!)).toEqual(states[2]);
+    expect(mergedUnder).toBeGreaterThan(0);
 
     // Damage in a merged segment is found and named, as in a small one.
     const merged = after.generations.flatMap((g) => g.segments).find((x) => x.commits.length > 1 && !before.generations.some((g) => g.segments.some((y) => y.object === x.object)))!;
