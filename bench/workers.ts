@@ -25,6 +25,13 @@ import { pocketBaseMissing, startPocketBaseBench } from './pocketbase.js';
 import { openLiveClient } from './postgres-live.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/**
+ * Unmeasured load on every server before each scenario's rounds (`BENCH_WARMUP` seconds, default
+ * BENCH_SECONDS; 0: none): V8 compiles the hot paths, and PocketBase opens its pool of SQLite
+ * connections, each with a cold page cache (its list+total ran 336 → 435 → 551 req/s over its
+ * first three 3-s runs here, then held).
+ */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? SECONDS);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LIVE_QUERIES = Number(process.env.BENCH_LIVE_QUERIES ?? 2000);
 /** `BENCH_ONLY=throughput`: the req/s and CPU table only (issue #24 item 5's loop); `BENCH_TWO_WORKERS=0` drops its 2-worker column. */
@@ -65,12 +72,12 @@ interface Wrk {
 }
 
 /** wrk, one thread, c connections; a Lua script picks the request path from `paths` (a POST of `post` when given). */
-function wrk(base: string, paths: string[], c: number, post?: string): Promise<Wrk> {
+function wrk(base: string, paths: string[], c: number, post?: string, seconds = SECONDS): Promise<Wrk> {
   const script = join(data, `paths-${Math.random().toString(36).slice(2)}.lua`);
   const req = post ? `wrk.format("POST", p[1], {["Content-Type"] = "application/json"}, ${JSON.stringify(post)})` : 'wrk.format("GET", p[math.random(#p)])';
   writeFileSync(script, `local p = {${paths.map((x) => JSON.stringify(x)).join(',')}}\nrequest = function() return ${req} end\n`);
   return new Promise((resolve, reject) => {
-    const w = spawn('wrk', ['-t1', `-c${c}`, `-d${SECONDS}s`, '--latency', '-s', script, base]);
+    const w = spawn('wrk', ['-t1', `-c${c}`, `-d${seconds}s`, '--latency', '-s', script, base]);
     let out = '';
     w.stdout.on('data', (d) => (out += d));
     w.on('error', reject);
@@ -164,6 +171,7 @@ async function throughput(): Promise<string[]> {
   const mark = (v: number, target: number) => `**${v.toFixed(2)}×** ${v >= target ? '✓' : '✗'}`;
   for (const sc of picked) {
     const got = new Map<string, { rps: number; cpu: number }[]>(servers.map((x) => [x.name, []]));
+    if (WARMUP > 0) for (const x of servers) await wrk(x.s.base, sc.paths(x), 50, sc.post?.(x), WARMUP);
     for (let r = 0; r < ROUNDS; r++) {
       for (let i = 0; i < servers.length; i++) {
         const x = servers[(i + r) % servers.length]!;
@@ -261,7 +269,7 @@ function runWhatUsersRun(): void {
 
 export async function runWorkersBench(): Promise<void> {
   runWhatUsersRun();
-  console.log(`\n## serve --workers (issue #24): wrk -t1 -c50, ${ROUNDS} rounds of ${SECONDS} s, rotated order; medians\n`);
+  console.log(`\n## serve --workers (issue #24): wrk -t1 -c50, ${WARMUP} s of warm-up per server, then ${ROUNDS} rounds of ${SECONDS} s, rotated order; medians\n`);
   if (PB_MISSING) console.log(`PocketBase 0.22: not measured (${PB_MISSING}).\n`);
   try {
     const lines = await throughput();
