@@ -43,8 +43,12 @@ function rowMaker(names: readonly string[]): RowOf | null {
   let make = rowMakers.get(key);
   if (!make) {
     if (rowMakers.size >= MAX_ROW_MAKERS) rowMakers.clear();
-    // Names go in as JSON string literals: any column name is a valid, inert property key.
-    make = new Function('v', `return {${names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ')}};`) as RowOf;
+    try {
+      // Names go in as JSON string literals: any column name is a valid, inert property key.
+      make = new Function('v', `return {${names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ')}};`) as RowOf;
+    } catch {
+      return null; // node --disallow-code-generation-from-strings: the rows better-sqlite3 builds
+    }
     rowMakers.set(key, make);
   }
   return make;
