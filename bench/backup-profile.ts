@@ -4,10 +4,10 @@
  * without), printing req/s and the server's CPU per create; with PROF=<dir> every process and
  * thread of the server writes a V8 CPU profile there on exit (open it in Chrome DevTools).
  *
- *   PROF=/tmp/prof flock /tmp/bench.lock node --import tsx bench/backup-profile.ts   (SECS per load, default 8)
+ *   PROF=/tmp/prof flock /tmp/bench.lock node --import tsx bench/backup-profile.ts   (SECS per load, default 8; RATE=n req/s)
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -28,11 +28,41 @@ const proc = spawn(process.execPath, [...prof, BIN, 'serve', '--project', PROJEC
 const base = `http://127.0.0.1:${port}`;
 await waitHealthy(base, proc, () => '');
 const body = JSON.stringify({ table: 'big', object: { payload: 'a row written during the benchmark' } });
-const opts = { url: `${base}/db`, method: 'POST' as const, connections: 8, headers: { 'content-type': 'application/json' }, body };
+// RATE=n: a fixed offered load (requests/s) instead of as many as the server takes, so the CPU per
+// create compares like with like on a busy machine (group commit batches depend on the rate).
+const rate = process.env.RATE ? { overallRate: Number(process.env.RATE) } : {};
+const opts = { url: `${base}/db`, method: 'POST' as const, connections: 8, headers: { 'content-type': 'application/json' }, body, ...rate };
 await load({ ...opts, duration: 3 });
 const c0 = cpuSeconds(proc.pid);
+const t0 = threadCpu(proc.pid!);
 const r = await load({ ...opts, duration: Number(process.env.SECS ?? 8) });
-console.log(`rps ${r.rps.toFixed(0)} cpu µs/create ${(((cpuSeconds(proc.pid) - c0) * 1e6) / r.total).toFixed(0)} non2xx ${r.non2xx}`);
+const t1 = threadCpu(proc.pid!);
+// µs per create of each thread that used more than 2 (in creation order: the main thread first,
+// then V8's helpers, the libuv pool, and worker threads such as the backup's, each `name#tid`).
+const kinds = [...t1]
+  .map(([tid, { name, cpu }]) => [`${name}#${tid}`, ((cpu - (t0.get(tid)?.cpu ?? 0)) * 1e6) / r.total] as const)
+  .filter(([, v]) => v > 2)
+  .map(([k, v]) => `${k} ${v.toFixed(0)}`);
+console.log(`rps ${r.rps.toFixed(0)} cpu µs/create ${(((cpuSeconds(proc.pid) - c0) * 1e6) / r.total).toFixed(0)} (${kinds.join(', ')}) non2xx ${r.non2xx}`);
 proc.kill('SIGTERM');
+
+/** CPU seconds per thread of `pid`, with the thread's name (/proc/<pid>/task/<tid>/comm). */
+function threadCpu(pid: number): Map<string, { name: string; cpu: number }> {
+  const out = new Map<string, { name: string; cpu: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name =
+        tid === String(pid)
+          ? 'main'
+          : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8')
+              .trim()
+              .replace(/[0-9]+$/, '');
+      out.set(tid, { name, cpu: cpuSeconds(pid, Number(tid)) });
+    } catch {
+      /* the thread ended */
+    }
+  }
+  return out;
+}
 await new Promise((res) => proc.once('exit', res));
 rmSync(work, { recursive: true, force: true });

@@ -129,6 +129,8 @@ export class WalShipper {
       this.#pending.shift();
       this.#pendingBytes -= p.data.length;
     }
+    // Every frame read is at the destination: the follower may read into the same memory again.
+    this.#follower.recycle();
     return this.state();
   }
 

@@ -95,6 +95,64 @@ describe('WalFollower', () => {
   });
 });
 
+describe('the follower reads into reused memory', () => {
+  /** Frames `from..to` (1-based) as they are in the -wal file now. */
+  const onDisk = (file: string, from: number, to: number, pageSize: number) =>
+    readFileSync(`${file}-wal`).subarray(WAL_HEADER_BYTES + (from - 1) * (24 + pageSize), WAL_HEADER_BYTES + to * (24 + pageSize));
+
+  it('never reuses memory the caller still holds: frames read stay intact until recycle()', () => {
+    const { file, db } = fresh();
+    const f = new WalFollower(file);
+    const insert = db.prepare('INSERT INTO t VALUES (?)');
+    for (let i = 0; i < 20; i++) insert.run(`a${i}${'y'.repeat(3000)}`);
+    f.scan();
+    const first = f.readFrames(1, f.frames);
+    const firstTo = f.frames;
+    const copy = Buffer.from(first);
+    f.release(firstTo);
+    // Not recycled (the shipper has not uploaded `first` yet): later reads go elsewhere.
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 20; i++) insert.run(`b${round}-${i}${'y'.repeat(3000)}`);
+      f.scan();
+      expect(f.readFrames(firstTo + 1, f.frames).equals(onDisk(file, firstTo + 1, f.frames, f.pageSize))).toBe(true);
+    }
+    expect(first.equals(copy)).toBe(true);
+    // Recycled: the next read reuses the memory, and is still exactly the WAL's bytes.
+    f.release(f.frames);
+    f.recycle();
+    const before = f.frames;
+    for (let i = 0; i < 20; i++) insert.run(`c${i}${'y'.repeat(3000)}`);
+    f.scan();
+    expect(f.readFrames(before + 1, f.frames).equals(onDisk(file, before + 1, f.frames, f.pageSize))).toBe(true);
+    db.close();
+    f.close();
+  });
+
+  it('reads frames of a transaction still open again once it commits, next to the ones before (one part, exact bytes)', () => {
+    const { file, db } = fresh();
+    const f = new WalFollower(file);
+    db.prepare('INSERT INTO t VALUES (?)').run('before');
+    f.scan();
+    const start = f.frames;
+    // A transaction larger than the page cache spills frames into the WAL before its COMMIT.
+    db.pragma('cache_size = 2');
+    db.exec('BEGIN');
+    const insert = db.prepare('INSERT INTO t VALUES (?)');
+    for (let i = 0; i < 50; i++) insert.run(`open-${i}-${'q'.repeat(2000)}`);
+    const spilled = statSync(`${file}-wal`).size;
+    f.scan();
+    expect(statSync(`${file}-wal`).size).toBe(spilled);
+    expect(spilled, 'frames of the open transaction are in the WAL').toBeGreaterThan(WAL_HEADER_BYTES + (start + 2) * (24 + f.pageSize));
+    expect(f.frames, 'none of them is taken before the COMMIT').toBe(start);
+    db.exec('COMMIT');
+    f.scan();
+    expect(f.frames).toBeGreaterThan(start);
+    expect(f.readFrames(1, f.frames).equals(onDisk(file, 1, f.frames, f.pageSize))).toBe(true);
+    db.close();
+    f.close();
+  });
+});
+
 describe('a checkpoint while writes go on (WalGuard with the follower on another thread)', () => {
   /** What a backup ships: per epoch, its header and frames in order. */
   function shipper(f: WalFollower) {
