@@ -7,7 +7,7 @@
  *   PROF=/tmp/prof flock /tmp/bench.lock node --import tsx bench/backup-profile.ts   (SECS per load, default 8; RATE=n req/s)
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,22 +17,28 @@ const BIN = join(ROOT, 'bin/tablebase.mjs');
 const env = { ...process.env, JWT_SECRET: 'b'.repeat(64), PASSWORD_SECRET: 'c'.repeat(64), LOG_LEVEL: 'error' };
 const work = mkdtempSync(join(tmpdir(), 'tb-prof-'));
 const data = join(work, 'data');
-const backup = process.env.NOBACKUP ? [] : ['--backup', pathToFileURL(join(work, 'dest')).href];
+/** DEST=<folder>: the destination elsewhere (e.g. on tmpfs, to take the disk out of the comparison). */
+const destDir = process.env.DEST ? mkdtempSync(join(process.env.DEST, 'tb-prof-dest-')) : join(work, 'dest');
+const backup = process.env.NOBACKUP ? [] : ['--backup', pathToFileURL(destDir).href];
 execFileSync(process.execPath, [BIN, 'admin', 'create', '--project', PROJECT, '--data', data, '--email', 'a@example.com', '--password', 'bench-password-1'], { env, stdio: 'ignore' });
 const port = await freePort();
 const prof = process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : [];
-const proc = spawn(process.execPath, [...prof, BIN, 'serve', '--project', PROJECT, '--data', data, '--host', '127.0.0.1', '--port', String(port), ...backup], {
-  env,
-  stdio: ['ignore', 'inherit', 'inherit'],
-});
+const proc = spawn(
+  process.execPath,
+  [...prof, BIN, 'serve', '--project', PROJECT, '--data', data, '--host', '127.0.0.1', '--port', String(port), ...backup, ...(process.env.WORKERS ? ['--workers', process.env.WORKERS] : [])],
+  {
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  },
+);
 const base = `http://127.0.0.1:${port}`;
 await waitHealthy(base, proc, () => '');
 const body = JSON.stringify({ table: 'big', object: { payload: 'a row written during the benchmark' } });
 // RATE=n: a fixed offered load (requests/s) instead of as many as the server takes, so the CPU per
 // create compares like with like on a busy machine (group commit batches depend on the rate).
 const rate = process.env.RATE ? { overallRate: Number(process.env.RATE) } : {};
-const opts = { url: `${base}/db`, method: 'POST' as const, connections: 8, headers: { 'content-type': 'application/json' }, body, ...rate };
-await load({ ...opts, duration: 3 });
+const opts = { url: `${base}/db`, method: 'POST' as const, connections: Number(process.env.CONNS ?? 8), headers: { 'content-type': 'application/json' }, body, ...rate };
+const warm = await load({ ...opts, duration: 3 });
 const c0 = cpuSeconds(proc.pid);
 const t0 = threadCpu(proc.pid!);
 const r = await load({ ...opts, duration: Number(process.env.SECS ?? 8) });
@@ -43,8 +49,19 @@ const kinds = [...t1]
   .map(([tid, { name, cpu }]) => [`${name}#${tid}`, ((cpu - (t0.get(tid)?.cpu ?? 0)) * 1e6) / r.total] as const)
   .filter(([, v]) => v > 2)
   .map(([k, v]) => `${k} ${v.toFixed(0)}`);
-console.log(`rps ${r.rps.toFixed(0)} cpu µs/create ${(((cpuSeconds(proc.pid) - c0) * 1e6) / r.total).toFixed(0)} (${kinds.join(', ')}) non2xx ${r.non2xx}`);
+// WAL bytes per create (shipped segments over every create of both loads): what shipping's reads,
+// hashes and destination writes scale with; small group-commit batches write whole pages per commit.
+if (!process.env.NOBACKUP) await new Promise((res) => setTimeout(res, 2500)); // the last sync
+const shipped = process.env.NOBACKUP ? '' : ` WAL KB shipped/create ${(walBytes(destDir) / 1024 / (warm.total + r.total)).toFixed(1)}`;
+console.log(`rps ${r.rps.toFixed(0)} cpu µs/create ${(((cpuSeconds(proc.pid) - c0) * 1e6) / r.total).toFixed(0)} (${kinds.join(', ')}) non2xx ${r.non2xx}${shipped}`);
 proc.kill('SIGTERM');
+
+/** Bytes of the `.wal` segment objects under a folder destination. */
+function walBytes(dir: string): number {
+  let n = 0;
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) if (e.isFile() && e.name.endsWith('.wal')) n += statSync(join(e.parentPath, e.name)).size;
+  return n;
+}
 
 /** CPU seconds per thread of `pid`, with the thread's name (/proc/<pid>/task/<tid>/comm). */
 function threadCpu(pid: number): Map<string, { name: string; cpu: number }> {
@@ -66,3 +83,4 @@ function threadCpu(pid: number): Map<string, { name: string; cpu: number }> {
 }
 await new Promise((res) => proc.once('exit', res));
 rmSync(work, { recursive: true, force: true });
+rmSync(destDir, { recursive: true, force: true });
