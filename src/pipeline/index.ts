@@ -19,6 +19,8 @@ import type { Jwt, ServerContext } from '../define/types.js';
 import type { Row } from '../storage/plan.js';
 import { runAfterHook } from './execute/hooks.js';
 import { createRows } from './execute/writes.js';
+import { readData, rowsOf } from './execute/reads.js';
+import { notFound } from '../core/errors.js';
 
 export { admitCaller, type Access, type Caller, type HeaderSink } from './admit.js';
 export { rateLimitKey, type RateLimitKey } from './rate-limit.js';
@@ -33,9 +35,41 @@ export interface PipelineResult {
   readonly plan: Plan;
 }
 
-/** Steps 2–6 for an Operation whose caller passed steps 1–2's front (`o.jwt` set). */
-export async function runPipeline(rt: Runtime, o: Operation): Promise<PipelineResult> {
-  const plan = await authorizeAndPlan(o); //                   2–3
+/**
+ * Steps 2–6 for an Operation whose caller passed steps 1–2's front (`o.jwt` set). Not an async
+ * function: a read's steps 2, 3 and 5 answer synchronously when its rule and row filter do, so
+ * the one promise a get, list or count pays for is its statement's (each async frame and await on
+ * the way cost instructions per request: docs/lifecycle.md, "What each stage costs"). A step that
+ * throws still answers a rejected promise.
+ */
+export function runPipeline(rt: Runtime, o: Operation): Promise<PipelineResult> {
+  try {
+    const authorized = authorize(o); //                         2
+    if (authorized) return authorized.then(() => runPlanned(rt, o, planOperation(o)));
+    return runPlanned(rt, o, planOperation(o)); //              3
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+function runPlanned(rt: Runtime, o: Operation, plan: Plan): Promise<PipelineResult> {
+  if (plan.kind === 'get' || plan.kind === 'list' || plan.kind === 'count') {
+    // A read has no hook and no write: no Scope, nothing queued to run after a commit.
+    return readData(rt, plan.kind, plan.read).then((data) => readResult(o, plan, data)); // 4
+  }
+  return runWrite(rt, o, plan);
+}
+
+/** Steps 4 (the read's 404) and 5 on a read's data. */
+function readResult(o: Operation, plan: Plan & { kind: 'get' | 'list' | 'count' }, data: unknown): PipelineResult | Promise<PipelineResult> {
+  // A stream on a missing row stays open and answers null until one appears (docs/reference/live.md).
+  if (data === null && o.op === 'get') throw notFound('No row matches the filter');
+  const result: PipelineResult = { data, noContent: false, plan };
+  const filtered = filterRows(o.collection, o.jwt, rowsOf(plan.kind, data)); // 5
+  return filtered ? filtered.then(() => result) : result;
+}
+
+async function runWrite(rt: Runtime, o: Operation, plan: Plan): Promise<PipelineResult> {
   const scope = new Scope(rt, o.jwt);
   const done = await execute(rt, o, plan, scope); //            4
   const filtered = filterRows(o.collection, o.jwt, done.rows); // 5
@@ -43,13 +77,6 @@ export async function runPipeline(rt: Runtime, o: Operation): Promise<PipelineRe
   if (done.after) await done.after(); //                        6
   scope.committed();
   return { data: done.data, noContent: done.noContent === true, plan };
-}
-
-/** Steps 2–3 (docs/reference/rules-and-hooks.md); the live read (live-read.ts) runs the same two. */
-export async function authorizeAndPlan(o: Operation): Promise<Plan> {
-  const authorized = authorize(o); //                           2
-  if (authorized) await authorized;
-  return planOperation(o); //                                   3
 }
 
 /**

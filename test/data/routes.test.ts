@@ -90,3 +90,32 @@ scenarios('HTTP conventions (docs/reference/conventions.md)', ctx, [
   { name: 'makes an X-Request-Id', method: 'GET', path: '/health', status: 200, answerHeaders: { 'x-request-id': /./ } },
   { name: 'health answers ok', method: 'GET', path: '/health', status: 200, data: { status: 'ok' }, after: async (r) => expect(r.json).toEqual({ data: { status: 'ok' } }) },
 ]);
+
+describe('X-Request-Id on every kind of answer (written with the status line, src/http/server.ts)', () => {
+  const once = (r: { headers: Headers }, sent?: string) => {
+    const id = r.headers.get('x-request-id');
+    // A duplicate would read "a, b": exactly one header, with the id sent when one was.
+    expect(id).toMatch(sent === undefined ? /^[A-Za-z0-9._:-]+$/ : new RegExp(`^${sent}$`));
+  };
+  it('a row, 404 / 400 / 403 envelopes, an unknown route and a CORS preflight each carry one, the sent id when given', async () => {
+    const t = await createRow(s, 'tasks', { title: 'request id' });
+    const got = await s.get('/db', { table: 'tasks', where: { id: { eq: t.id } } }, { 'x-request-id': 'get-1' });
+    expect(got.status).toBe(200);
+    once(got, 'get-1');
+    once(await s.get('/db', { table: 'tasks', where: { id: { eq: t.id } } }));
+    const missing = await s.get('/db', { table: 'tasks', where: { id: { eq: 'nope' } } }, { 'x-request-id': 'miss-2' });
+    expect(missing.status).toBe(404);
+    once(missing, 'miss-2');
+    const bad = await s.call('GET', '/db?body=%7Bnot-json', undefined, { 'x-request-id': 'bad-3' });
+    expect(bad.status).toBe(400);
+    once(bad, 'bad-3');
+    const denied = await s.call('DELETE', '/db', { table: 'tasks', where: { id: { eq: t.id } } }, { 'x-request-id': 'del-4' });
+    expect(denied.status).toBe(403);
+    once(denied, 'del-4');
+    const unknown = await s.call('GET', '/no/such/route', undefined, { 'x-request-id': 'nf-5' });
+    expect(unknown.status).toBe(404);
+    once(unknown, 'nf-5');
+    const preflight = await s.call('OPTIONS', '/db', undefined, { origin: 'http://localhost:5173', 'access-control-request-method': 'GET', 'x-request-id': 'cors-6' });
+    once(preflight, 'cors-6');
+  });
+});

@@ -9,7 +9,7 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../core/errors.js';
 import type { ProjectModel } from '../../core/model.js';
 import type { DataOp, Operation } from '../../pipeline/operation.js';
-import { rateLimitKey, runPipeline } from '../../pipeline/index.js';
+import { rateLimitKey, runPipeline, type PipelineResult } from '../../pipeline/index.js';
 import { collectionOrThrow } from '../../pipeline/resolve.js';
 import { defineRoute, modelSchema, noContent, type EarlyRequest, type Method, type ResponseSpec, type RouteInput } from '../declare.js';
 
@@ -36,6 +36,8 @@ export function operationFor(model: ProjectModel, op: DataOp, input: DataInput):
   return { op, collection, body: input.body, authorization: input.headers.authorization as string | undefined, jwt: input.jwt, ip: input.ip, custom };
 }
 
+const replyOf = (result: PipelineResult) => (result.noContent ? noContent() : result.data);
+
 const CustomName = Type.Object({ name: Type.String({ 'x-tablebase-model': 'CustomName', maxLength: 256 }) });
 
 function data(method: Method, path: string, op: DataOp, summary: string, body: string, ok: ResponseSpec, description: string, status: 200 | 204 = 200) {
@@ -54,10 +56,8 @@ function data(method: Method, path: string, op: DataOp, summary: string, body: s
     responses: { [status]: ok },
     capped: op === 'list' ? 'list' : op === 'get' ? 'one' : undefined,
     errors: write ? ['NOT_FOUND', 'CONFLICT', 'UNAVAILABLE', ...(op.startsWith('custom') ? (['NOT_IMPLEMENTED'] as const) : [])] : ['NOT_FOUND'],
-    handler: async (input, s) => {
-      const result = await runPipeline(s.rt, operationFor(s.rt.model, op, input as DataInput));
-      return result.noContent ? noContent() : result.data;
-    },
+    // A promise chain, not an async function: one frame and one await fewer per request.
+    handler: (input, s) => runPipeline(s.rt, operationFor(s.rt.model, op, input as DataInput)).then(replyOf),
   });
 }
 

@@ -3,11 +3,21 @@ import type { Runtime } from '../../core/runtime.js';
 import type { ReadPlan, Row } from '../../storage/plan.js';
 import { countRows, selectRows } from '../../storage/rows.js';
 
-/** get: the first row (or null); list: {items, total}; count: a number. */
-export async function readData(rt: Runtime, kind: 'get' | 'list' | 'count', read: ReadPlan): Promise<unknown> {
+/**
+ * get: the first row (or null); list: {items, total}; count: a number. Not async for a get or a
+ * count: the statement's own promise is the only one they pay for.
+ */
+export function readData(rt: Runtime, kind: 'get' | 'list' | 'count', read: ReadPlan): Promise<unknown> {
   const d = rt.driver.dialect;
   if (kind === 'count') return countRows(rt.driver, d, read);
-  if (kind === 'get') return (await selectRows(rt.driver, d, read))[0] ?? null;
+  if (kind === 'get') return selectRows(rt.driver, d, read).then(firstOrNull);
+  return readPage(rt, read);
+}
+
+const firstOrNull = (rows: readonly Row[]): Row | null => rows[0] ?? null;
+
+async function readPage(rt: Runtime, read: ReadPlan): Promise<{ items: Row[]; total: number }> {
+  const d = rt.driver.dialect;
   const { limit = 0, offset = 0 } = read;
   const items = limit === 0 ? [] : await selectRows(rt.driver, d, read);
   // A page that is not full (and not empty past the end) already tells the total.
