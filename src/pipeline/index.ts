@@ -9,7 +9,7 @@
  */
 import type { Runtime } from '../core/runtime.js';
 import { authorize } from './authorize.js';
-import { execute } from './execute/index.js';
+import { execute, type WritePlan } from './execute/index.js';
 import { filterRows } from './filter-rows.js';
 import type { Operation } from './operation.js';
 import { planOperation, type Plan } from './plan/index.js';
@@ -52,8 +52,11 @@ export function runPipeline(rt: Runtime, o: Operation): Promise<PipelineResult> 
   }
 }
 
+type ReadKindPlan = Extract<Plan, { kind: 'get' | 'list' | 'count' }>;
+const isRead = (plan: Plan): plan is ReadKindPlan => plan.kind === 'get' || plan.kind === 'list' || plan.kind === 'count';
+
 function runPlanned(rt: Runtime, o: Operation, plan: Plan): Promise<PipelineResult> {
-  if (plan.kind === 'get' || plan.kind === 'list' || plan.kind === 'count') {
+  if (isRead(plan)) {
     // A read has no hook and no write: no Scope, nothing queued to run after a commit.
     return readData(rt, plan.kind, plan.read).then((data) => readResult(o, plan, data)); // 4
   }
@@ -61,7 +64,7 @@ function runPlanned(rt: Runtime, o: Operation, plan: Plan): Promise<PipelineResu
 }
 
 /** Steps 4 (the read's 404) and 5 on a read's data. */
-function readResult(o: Operation, plan: Plan & { kind: 'get' | 'list' | 'count' }, data: unknown): PipelineResult | Promise<PipelineResult> {
+function readResult(o: Operation, plan: ReadKindPlan, data: unknown): PipelineResult | Promise<PipelineResult> {
   // A stream on a missing row stays open and answers null until one appears (docs/reference/live.md).
   if (data === null && o.op === 'get') throw notFound('No row matches the filter');
   const result: PipelineResult = { data, noContent: false, plan };
@@ -69,7 +72,7 @@ function readResult(o: Operation, plan: Plan & { kind: 'get' | 'list' | 'count' 
   return filtered ? filtered.then(() => result) : result;
 }
 
-async function runWrite(rt: Runtime, o: Operation, plan: Plan): Promise<PipelineResult> {
+async function runWrite(rt: Runtime, o: Operation, plan: WritePlan): Promise<PipelineResult> {
   const scope = new Scope(rt, o.jwt);
   const done = await execute(rt, o, plan, scope); //            4
   const filtered = filterRows(o.collection, o.jwt, done.rows); // 5

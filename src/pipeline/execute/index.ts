@@ -1,9 +1,10 @@
 /**
- * Step 4, execution: the only step that reads or writes data. Reads go to the read connection;
- * mutations go through the serialized writer (execute/writes.ts); custom operations call the
- * project's handler as trusted code.
+ * Step 4 of a write, execution: mutations go through the serialized writer (execute/writes.ts);
+ * custom operations call the project's handler as trusted code. Reads (get, list, count) do not
+ * come here: the pipeline runs them straight on the read connection (execute/reads.ts), without
+ * a Scope or an async frame (docs/lifecycle.md, "What each stage costs").
  */
-import { ApiError, notFound } from '../../core/errors.js';
+import { ApiError } from '../../core/errors.js';
 import type { Runtime } from '../../core/runtime.js';
 import type { Row } from '../../storage/plan.js';
 import type { Operation } from '../operation.js';
@@ -11,7 +12,6 @@ import type { Plan } from '../plan/index.js';
 import type { Scope } from '../scope.js';
 import { filterRows } from '../filter-rows.js';
 import { selectRows } from '../../storage/rows.js';
-import { readData, rowsOf } from './reads.js';
 import { createRows, deleteRows, updateRows } from './writes.js';
 
 export interface Executed {
@@ -26,17 +26,12 @@ export interface Executed {
 
 const NONE: readonly Row[] = Object.freeze([]);
 
-export async function execute(rt: Runtime, o: Operation, plan: Plan, scope: Scope): Promise<Executed> {
+/** A write's plan: what execute() takes. */
+export type WritePlan = Exclude<Plan, { kind: 'get' | 'list' | 'count' }>;
+
+export async function execute(rt: Runtime, o: Operation, plan: WritePlan, scope: Scope): Promise<Executed> {
   const options = { scope, trusted: false };
   switch (plan.kind) {
-    case 'get':
-    case 'list':
-    case 'count': {
-      const data = await readData(rt, plan.kind, plan.read);
-      // A stream on a missing row stays open and answers null until one appears (docs/reference/live.md).
-      if (data === null && o.op === 'get') throw notFound('No row matches the filter');
-      return { data, rows: rowsOf(plan.kind, data) };
-    }
     case 'create': {
       const r = await createRows(o.collection, plan.objects, options, plan.many);
       return { data: plan.many ? r.value : r.value[0], rows: NONE, after: r.after };
