@@ -65,11 +65,16 @@ export function hubCluster(base: Cluster, onObservations: (rows: readonly Observ
     else mine.delete(ip);
   };
   let ready = false;
-  let backupFailing = false;
-  let diskFull = false;
-  const state = (): ToWorker => ({ t: 'state', ready, redis: base.redis(), backupFailing, diskFull });
+  /** What the primary tells every worker for its `/health` (each flag announced when it changes). */
+  const flags = { backupFailing: false, diskFull: false };
+  const state = (): ToWorker => ({ t: 'state', ready, redis: base.redis(), ...flags });
   const broadcast = (m: ToWorker, except?: number) => {
     for (const p of peers.values()) if (p.id !== except) p.send(m);
+  };
+  const setFlag = (flag: keyof typeof flags, on: boolean) => {
+    if (flags[flag] === on) return;
+    flags[flag] = on;
+    broadcast(state());
   };
   // Workers with live queries open: the only ones changes are worth serializing for.
   const watching = new Set<number>();
@@ -193,15 +198,7 @@ export function hubCluster(base: Cluster, onObservations: (rows: readonly Observ
       ready = now;
       broadcast(state());
     },
-    announceBackup(failing) {
-      if (failing === backupFailing) return;
-      backupFailing = failing;
-      broadcast(state());
-    },
-    announceDisk(full) {
-      if (full === diskFull) return;
-      diskFull = full;
-      broadcast(state());
-    },
+    announceBackup: (failing) => setFlag('backupFailing', failing),
+    announceDisk: (full) => setFlag('diskFull', full),
   };
 }

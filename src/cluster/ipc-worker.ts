@@ -60,12 +60,8 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
   const gapListeners: (() => void)[] = [];
   const revocationListeners: ((e: readonly RevokedSession[] | null) => void)[] = [];
   const store = new IpcRateLimitStore((m) => channel.send(m));
-  let state: { ready: boolean; redis: 'up' | 'down' | undefined; backupFailing: boolean; diskFull: boolean } = {
-    ready: false,
-    redis: undefined,
-    backupFailing: false,
-    diskFull: false,
-  };
+  // The primary's last `state` message (what a worker's /health reports), as it was sent.
+  let state: Omit<Extract<ToWorker, { t: 'state' }>, 't'> = { ready: false, redis: undefined };
   let live: () => LiveFigures = () => ({ open: 0, queries: 0, streams: [] });
   let buffer: Observation[] = [];
   let streamAsk = 0;
@@ -113,7 +109,7 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
         channel.send({ t: 'gathered', id: m.id, live: live() });
         return;
       case 'state':
-        state = { ready: m.ready, redis: m.redis, backupFailing: m.backupFailing === true, diskFull: m.diskFull === true };
+        state = m;
         return;
     }
   });
@@ -133,8 +129,8 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
     cron: { claim: async () => false },
     redis: () => state.redis,
     ready: () => state.ready,
-    backupFailing: () => state.backupFailing,
-    diskFull: () => state.diskFull,
+    backupFailing: () => state.backupFailing === true,
+    diskFull: () => state.diskFull === true,
     observe(o) {
       buffer.push(o);
       if (buffer.length >= FLUSH_AT) flush();
