@@ -34,7 +34,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? SECONDS);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LIVE_QUERIES = Number(process.env.BENCH_LIVE_QUERIES ?? 2000);
-/** `BENCH_ONLY=throughput`: the req/s and CPU table only (issue #24 item 5's loop); `BENCH_TWO_WORKERS=0` drops its 2-worker column. */
+/** Creates on the other node per remote-change measure (`BENCH_REMOTE_WRITES`): fewer keeps the ids-only run short at 10,000 queries. */
+const REMOTE_WRITES = Number(process.env.BENCH_REMOTE_WRITES ?? 200);
+/** `BENCH_ONLY=throughput`: the req/s and CPU table only (issue #24 item 5's loop); `BENCH_ONLY=live`: the other two parts only; `BENCH_TWO_WORKERS=0` drops its 2-worker column. */
 const ONLY = process.env.BENCH_ONLY;
 const TWO_WORKERS = process.env.BENCH_TWO_WORKERS !== '0';
 /** `BENCH_BEFORE=<another checkout>`: its `--workers 1` runs in the same rounds, for a same-run before/after table. */
@@ -272,7 +274,7 @@ async function remoteChangeCpu(rows: boolean): Promise<number> {
   await Promise.all(streams.map((s) => s.waitFor(0)));
   await new Promise((r) => setTimeout(r, 500));
   const before = cpuSeconds(b.proc.pid);
-  const WRITES = 200;
+  const WRITES = REMOTE_WRITES;
   for (let i = 0; i < WRITES; i++)
     await fetch(`${a.base}/db`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ table: 'items', object: { title: 'w', n: LIVE_QUERIES + i } }) });
   await new Promise((r) => setTimeout(r, 1500)); // B finishes what the notices started
@@ -301,8 +303,10 @@ export async function runWorkersBench(): Promise<void> {
   console.log(`\n## serve --workers (issue #24): wrk -t1 -c50, ${WARMUP} s of warm-up per server, then ${ROUNDS} rounds of ${SECONDS} s, rotated order; medians\n`);
   if (PB_MISSING) console.log(`PocketBase 0.22: not measured (${PB_MISSING}).\n`);
   try {
-    const lines = await throughput();
-    console.log(`\n${lines.join('\n')}\n`);
+    if (ONLY !== 'live') {
+      const lines = await throughput();
+      console.log(`\n${lines.join('\n')}\n`);
+    }
     if (ONLY === 'throughput') return;
     console.log(await crossWorker());
     const after = await remoteChangeCpu(true);
