@@ -44,6 +44,10 @@ class Engine implements LiveEngine {
   #matchEvaluations = 0;
   #closed = false;
   #memory: LiveMemory;
+  /** First reads admitted and not yet over (each holds its expected size). */
+  #reads = 0;
+  /** A dirty query waits for memory held by runs or first reads in flight (see `#flush`). */
+  #starved = false;
   /** Largest payload seen per collection: what an unknown query's first read is expected to hold. */
   #largest = new Map<LiveQuery['plan']['collection'], number>();
 
@@ -67,14 +71,20 @@ class Engine implements LiveEngine {
     if (this.#closed) throw new ApiError('UNAVAILABLE', 'The server is shutting down');
     // The first read holds its rows and their serialization until the stream subscribes (about
     // twice its payload, like a re-run): held now, so a burst of streams cannot all be reading at
-    // once past the budget.
+    // once past the budget. While a re-run waits for memory in flight to come back, the streams
+    // already open come first: a new first read would hold more of it (and a steady trickle of
+    // them would never let the re-run start).
     const hold = STREAM_OVERHEAD_BYTES + 2 * this.#expectedBytes(q);
-    if (!this.#fits(hold)) throw memoryFull();
+    if (this.#starved || !this.#fits(hold)) throw memoryFull();
     this.#memory.reserve(hold);
+    this.#reads++;
     let held = true;
     return () => {
-      if (held) this.#memory.unreserve(hold);
+      if (!held) return;
       held = false;
+      this.#memory.unreserve(hold);
+      this.#reads--;
+      if (this.#starved) this.#schedule();
     };
   }
 
@@ -164,7 +174,10 @@ class Engine implements LiveEngine {
       this.#unsubscribe(query, sub);
     },
     room: (sub, bytes) => this.#makeRoom(sub, bytes),
-    pushed: (sub) => this.#memory.update(sub),
+    pushed: (sub) => {
+      this.#memory.update(sub);
+      this.#holdToBudget();
+    },
   };
 
   /** Every open subscription with its query. */
@@ -176,7 +189,17 @@ class Engine implements LiveEngine {
   #fits(bytes: number): boolean {
     if (this.#memory.fits(bytes)) return true;
     this.#memory.refresh(this.#subscriptionsOnly());
+    this.#holdToBudget();
     return this.#memory.fits(bytes);
+  }
+
+  /**
+   * A socket can hold more than its stream was checked for (frame and chunk headers, UTF-8 past
+   * the string's length, heartbeats): when a measure finds the count past the budget, the
+   * largest streams end at once, so no reader ever sees it past the budget.
+   */
+  #holdToBudget(): void {
+    if (!this.#memory.fits(0)) this.#endLargest(0);
   }
 
   *#subscriptionsOnly(): Generator<Subscription> {
@@ -188,7 +211,18 @@ class Engine implements LiveEngine {
    * one 503 error payload (largest first) until it fits — possibly `sub` itself (false).
    */
   #makeRoom(sub: Subscription, bytes: number): boolean {
-    if (this.#fits(bytes)) return true;
+    return this.#shed(bytes) && !sub.closed;
+  }
+
+  /**
+   * Makes `bytes` fit by ending the streams holding the most (largest first). False only when
+   * every stream was ended and it still does not fit (memory in flight holds the rest).
+   */
+  #shed(bytes: number): boolean {
+    return this.#fits(bytes) || this.#endLargest(bytes);
+  }
+
+  #endLargest(bytes: number): boolean {
     const victims = [...this.#subscriptions()].sort((a, b) => b[1].held + b[1].lastBytes - (a[1].held + a[1].lastBytes));
     const err = new ApiError('UNAVAILABLE', 'The server holds too much live-query data; this stream was ended, reopen it later', { headers: { 'Retry-After': '5' } });
     let ended = 0;
@@ -198,7 +232,7 @@ class Engine implements LiveEngine {
       ended++;
     }
     if (ended > 0) this.#log.warn({ ended, usedBytes: this.#memory.used, maxBytes: this.#memory.max }, 'live memory budget full: ended the largest streams');
-    return !sub.closed && this.#memory.fits(bytes);
+    return this.#memory.fits(bytes);
   }
 
   onCommit(changes: readonly Change[]): void {
@@ -276,18 +310,41 @@ class Engine implements LiveEngine {
     }
   }
 
+  #schedule(): void {
+    if (this.#scheduled || this.#pending.size === 0) return;
+    this.#scheduled = true;
+    setImmediate(() => this.#flush());
+  }
+
   #flush(): void {
     this.#scheduled = false;
+    this.#starved = false;
     for (const q of this.#pending) {
       if (this.#active >= this.#maxConcurrent) return; // `#finish` flushes again
-      // A run holds its result and its serialized payload until delivered (about twice the last
-      // payload): while they would not fit, runs wait for those in flight (one always may run).
-      if (this.#active > 0 && !this.#fits(2 * q.bytes)) return;
+      if (q.dirty && !q.closed && !q.running && !this.#roomToRun(q)) return;
       this.#pending.delete(q);
       if (q.closed || q.running) continue;
       if (q.dirty) void this.#execute(q);
       else if (q.deltaPending) void this.#deliverCount(q);
     }
+  }
+
+  /**
+   * A run holds its result and its serialized payload until delivered (about twice the last
+   * payload), and the count must never pass the budget. While that does not fit, it waits for
+   * the memory in flight (runs and first reads: their end flushes again). With nothing in flight
+   * the budget is held by streams' unsent bytes, which no event frees: the largest streams end,
+   * as for a push (possibly `q`'s own — then `q` is dropped and needs no run).
+   */
+  #roomToRun(q: SharedQuery): boolean {
+    const need = 2 * q.bytes;
+    if (this.#fits(need)) return true;
+    if (this.#active > 0 || this.#reads > 0) {
+      this.#starved = true;
+      return false;
+    }
+    this.#shed(need);
+    return true; // fits now, or every stream ended and `q` is closed (skipped)
   }
 
   async #execute(q: SharedQuery): Promise<void> {
@@ -314,10 +371,15 @@ class Engine implements LiveEngine {
         if (this.#incrementalCount && q.q.kind === 'count') q.count = typeof data === 'number' && !q.dirty ? data : null;
         const json = serializePayload(data);
         this.#saw(q.q, json.length);
-        this.#memory.unreserve(reserved);
-        reserved = 2 * json.length;
-        this.#memory.reserve(reserved);
-        await q.deliver(data, json);
+        // A result larger than the last one holds more than was reserved for it: made room for
+        // like a push (the largest streams end); with every stream gone, `q` is closed too.
+        const grown = 2 * json.length - reserved;
+        if (grown <= 0 || this.#shed(grown)) {
+          this.#memory.unreserve(reserved);
+          reserved = 2 * json.length;
+          this.#memory.reserve(reserved);
+        }
+        if (!q.closed) await q.deliver(data, json);
       }
     } finally {
       this.#memory.unreserve(reserved);
@@ -345,10 +407,7 @@ class Engine implements LiveEngine {
     q.running = false;
     this.#active--;
     if (!q.closed && (q.dirty || q.deltaPending)) this.#enqueue(q);
-    else if (this.#pending.size > 0 && !this.#scheduled) {
-      this.#scheduled = true;
-      setImmediate(() => this.#flush());
-    }
+    else this.#schedule();
   }
 
   /** The read failed (a database error, a dropped table): every stream of it gets one error. */
