@@ -41,14 +41,19 @@ export function readAt(fd: number, offset: number, length: number, unpooled = fa
 class ReadArena {
   #buf = Buffer.allocUnsafeSlow(0);
   #used = 0;
-  /** The most held at once since the arena was last free: its size when it grows. */
+  /**
+   * The most held at once since the arena last grew: its next size. Kept across `reset` (a read
+   * that did not fit came while the arena was held, typically a sync's read after the copy
+   * before a checkpoint; the arena grows at the next moment it is free, not at the next large read).
+   */
   #wanted = 0;
 
   /** `n` bytes: in the arena when they fit, else fresh memory (the arena is held, or `n` is over the bound). */
   take(n: number): Buffer {
-    if (this.#used === 0 && n > this.#buf.length && n <= MAX_ARENA_BYTES) {
+    if (this.#used === 0 && Math.max(n, this.#wanted) > this.#buf.length && n <= MAX_ARENA_BYTES) {
       const size = Math.min(MAX_ARENA_BYTES, Math.max(n, this.#wanted, 2 * this.#buf.length, 1 << 20));
       this.#buf = Buffer.allocUnsafeSlow(size);
+      this.#wanted = 0;
     }
     this.#wanted = Math.max(this.#wanted, this.#used + n);
     if (this.#used + n > this.#buf.length) return Buffer.allocUnsafe(n);
@@ -65,7 +70,6 @@ class ReadArena {
   /** Nothing taken is held any more. */
   reset(): void {
     this.#used = 0;
-    this.#wanted = 0;
   }
 }
 
