@@ -57,7 +57,9 @@ const kinds = [...t1]
 // WAL bytes per create (shipped segments over every create of both loads): what shipping's reads,
 // hashes and destination writes scale with; small group-commit batches write whole pages per commit.
 if (!process.env.NOBACKUP) await new Promise((res) => setTimeout(res, 2500)); // the last sync
-const shipped = process.env.NOBACKUP ? '' : ` WAL KB shipped/create ${(walBytes(destDir) / 1024 / (warm.total + r.total)).toFixed(1)} creates/commit ${((warm.total + r.total) / commits(destDir)).toFixed(1)}`;
+const shipped = process.env.NOBACKUP
+  ? ''
+  : ` WAL KB shipped/create ${(walBytes(destDir) / 1024 / (warm.total + r.total)).toFixed(1)} creates/commit ${((warm.total + r.total) / commits(destDir)).toFixed(1)}`;
 // The workers (HTTP processes forwarding creates) and the whole machine (the load generator, the
 // kernel's writeback threads, anyone else's work) per create: what the throughput ratio feels.
 const per = (s: number) => ((s * 1e6) / r.total).toFixed(0);

@@ -131,7 +131,12 @@ describe('S3Bucket against s3rver', () => {
   }, 60_000);
 
   it('aborts an upload whose abort failed (the service was down) before the next upload', async () => {
-    await expect(bucket.put('broken', failingBody(() => s3.stop()))).rejects.toThrow('the body failed midway');
+    await expect(
+      bucket.put(
+        'broken',
+        failingBody(() => s3.stop()),
+      ),
+    ).rejects.toThrow('the body failed midway');
     await s3.start();
     expect(s3.incompleteUploads()).toHaveLength(1);
     expect(bucket.unaborted).toBe(1);
