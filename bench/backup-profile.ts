@@ -50,10 +50,13 @@ const t1 = threadCpu(proc.pid!);
 // µs per create of each thread that used more than 2 (in creation order: the main thread first,
 // then V8's helpers, the libuv pool, and worker threads such as the backup's, each `name#tid`).
 // After each, the thread's page faults per create (`pf`): on this VM a fault costs microseconds.
-const kinds = [...t1]
-  .map(([tid, { name, cpu, faults }]) => [`${name}#${tid}`, ((cpu - (t0.get(tid)?.cpu ?? 0)) * 1e6) / r.total, (faults - (t0.get(tid)?.faults ?? 0)) / r.total] as const)
-  .filter(([, v]) => v > 2)
-  .map(([k, v, f]) => `${k} ${v.toFixed(0)} pf ${f.toFixed(2)}`);
+const perThread = [...t1].map(([tid, { name, cpu, faults }]) => [`${name}#${tid}`, ((cpu - (t0.get(tid)?.cpu ?? 0)) * 1e6) / r.total, (faults - (t0.get(tid)?.faults ?? 0)) / r.total] as const);
+const kinds = perThread.filter(([, v]) => v > 2).map(([k, v, f]) => `${k} ${v.toFixed(0)} pf ${f.toFixed(2)}`);
+// Every thread but the main one and the backup's worker (taken to be the busiest other thread):
+// V8's GC and compiler threads, the libuv pool.
+const others = perThread.slice(1).map(([, v]) => v);
+const helpers = others.reduce((n, v) => n + v, 0) - (process.env.NOBACKUP ? 0 : Math.max(0, ...others));
+kinds.push(`helpers ${helpers.toFixed(0)}`);
 // WAL bytes per create (shipped segments over every create of both loads): what shipping's reads,
 // hashes and destination writes scale with; small group-commit batches write whole pages per commit.
 if (!process.env.NOBACKUP) await new Promise((res) => setTimeout(res, 2500)); // the last sync
