@@ -111,6 +111,41 @@ describe('S3Bucket against s3rver', () => {
     }
   });
 
+  /** A body that sends 6 MB (a multipart upload: more than one 5 MB part), waits until the upload exists, then fails. */
+  function failingBody(before?: () => Promise<void>): Readable {
+    return Readable.from(
+      (async function* () {
+        yield randomBytes(6 * 1024 * 1024);
+        while (s3.incompleteUploads().length === 0) await new Promise((r) => setTimeout(r, 20));
+        await before?.();
+        throw new Error('the body failed midway');
+      })(),
+    );
+  }
+
+  it('aborts a multipart upload that fails midway: no parts are left behind', async () => {
+    await expect(bucket.put('broken', failingBody())).rejects.toThrow('the body failed midway');
+    expect(s3.incompleteUploads()).toEqual([]);
+    expect(bucket.unaborted).toBe(0);
+    expect(await bucket.head('broken')).toBeNull();
+  }, 60_000);
+
+  it('aborts an upload whose abort failed (the service was down) before the next upload', async () => {
+    await expect(
+      bucket.put(
+        'broken',
+        failingBody(() => s3.stop()),
+      ),
+    ).rejects.toThrow('the body failed midway');
+    await s3.start();
+    expect(s3.incompleteUploads()).toHaveLength(1);
+    expect(bucket.unaborted).toBe(1);
+    await bucket.put('after', Buffer.from('after'), { length: 5 });
+    expect(s3.incompleteUploads()).toEqual([]);
+    expect(bucket.unaborted).toBe(0);
+    await bucket.delete(['after']);
+  }, 60_000);
+
   it('reports an unreachable service as unavailable, naming no secret', async () => {
     await s3.stop();
     try {

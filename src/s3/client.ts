@@ -8,7 +8,17 @@
  * buffered), `get` hands back the response stream, so no object is ever held whole in memory.
  */
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { endpointLabel, s3Settings, type S3Settings } from './config.js';
 
@@ -37,6 +47,8 @@ export interface PutOptions {
 /** Multipart part size: S3's minimum; lib-storage buffers at most `QUEUE` of them at once. */
 const PART_BYTES = 5 * 1024 * 1024;
 const QUEUE = 2;
+/** Multipart uploads whose abort failed, kept (bounded) to be aborted again before later requests. */
+const MAX_UNABORTED = 1000;
 
 export class S3Bucket {
   readonly client: S3Client;
@@ -44,6 +56,8 @@ export class S3Bucket {
   readonly prefix: string;
   /** Endpoint, bucket and prefix for errors and logs; never a credential. */
   readonly label: string;
+  /** Failed multipart uploads not yet aborted (the abort failed too: the service was down). */
+  #unaborted: { key: string; uploadId: string }[] = [];
 
   constructor(settings: S3Settings) {
     this.bucket = settings.bucket;
@@ -81,15 +95,56 @@ export class S3Bucket {
     await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
   }
 
+  /**
+   * Stores `body` under `name`: one PUT for a body within one part, else a multipart upload. A
+   * multipart upload that fails midway (the body's stream fails, a part or the completion is
+   * refused, the service goes away) is aborted (AbortMultipartUpload), or its parts would stay in
+   * the bucket, invisible to listings and billed; an abort that fails too (the service is down) is
+   * tried again before the next upload, until it succeeds.
+   */
   async put(name: string, body: Readable | Buffer, options: PutOptions = {}): Promise<void> {
+    await this.#abortLeftovers();
     const upload = new Upload({
       client: this.client,
       params: { Bucket: this.bucket, Key: this.key(name), Body: body, ContentType: options.contentType, Metadata: options.metadata, ContentLength: options.length },
       partSize: PART_BYTES,
       queueSize: QUEUE,
-      leavePartsOnError: false,
+      // We abort ourselves: lib-storage aborts once and, when that fails, throws the abort's
+      // error instead of the upload's and forgets the upload id.
+      leavePartsOnError: true,
     });
-    await upload.done();
+    try {
+      await upload.done();
+    } catch (err) {
+      // Set once CreateMultipartUpload answered; every part request has settled by now.
+      const u = upload.uploadId ? { key: this.key(name), uploadId: upload.uploadId } : undefined;
+      if (u && !(await this.#abort(u)) && this.#unaborted.length < MAX_UNABORTED) this.#unaborted.push(u);
+      throw err;
+    }
+  }
+
+  /** Aborts one upload; false when the service did not answer (the caller keeps it for later). */
+  async #abort(u: { key: string; uploadId: string }): Promise<boolean> {
+    try {
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: u.key, UploadId: u.uploadId }));
+      return true;
+    } catch (err) {
+      // Already gone (aborted or completed meanwhile): nothing is left to bill.
+      return (err as { name?: string } | null)?.name === 'NoSuchUpload';
+    }
+  }
+
+  /** Aborts uploads whose abort failed earlier; at the first that fails again, the rest wait for the next call. */
+  async #abortLeftovers(): Promise<void> {
+    while (this.#unaborted.length > 0) {
+      if (!(await this.#abort(this.#unaborted[0]!))) return;
+      this.#unaborted.shift();
+    }
+  }
+
+  /** Multipart uploads that failed and could not be aborted yet (tests). */
+  get unaborted(): number {
+    return this.#unaborted.length;
   }
 
   /**

@@ -12,7 +12,18 @@ declare module 's3rver' {
     vhostBuckets?: boolean;
     configureBuckets?: { name: string; configs?: (string | Buffer)[] }[];
   }
+  /** The part of a Koa context the test server's own middleware uses (s3rver is a Koa app). */
+  interface Context {
+    method: string;
+    path: string;
+    query: Record<string, string | string[] | undefined>;
+    status: number;
+    type: string;
+    body: unknown;
+  }
   export default class S3rver {
+    /** Koa's middleware list, composed when the server starts: an entry put first runs before s3rver's routes. */
+    middleware: ((ctx: Context, next: () => Promise<void>) => Promise<void> | void)[];
     constructor(options?: S3rverOptions);
     run(): Promise<AddressInfo>;
     close(): Promise<void>;
