@@ -58,7 +58,8 @@ function freePort(): Promise<number> {
  */
 function cpuMs(pid: number): number | undefined {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
     // After "pid (comm) ": state is field 3, so utime (14) and stime (15) are at 11 and 12.
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
   } catch {
@@ -79,15 +80,11 @@ interface Start {
 async function startOnce(nodeArgs: string[] = [], cwd = ROOT): Promise<Start> {
   const port = await freePort();
   const started = performance.now();
-  const proc = spawn(
-    process.execPath,
-    [...nodeArgs, 'bin/tablebase.mjs', 'serve', '--project', 'examples/conformance', '--data', data, '--host', '127.0.0.1', '--port', String(port)],
-    {
-      cwd,
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
+  const proc = spawn(process.execPath, [...nodeArgs, 'bin/tablebase.mjs', 'serve', '--project', 'examples/conformance', '--data', data, '--host', '127.0.0.1', '--port', String(port)], {
+    cwd,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
@@ -182,9 +179,14 @@ try {
   console.log(`  this checkout (${mode}): ${startLine(times)}`);
   if (BEFORE) {
     const ratio = (a: number[], b: number[]) => (a.length && b.length ? (median(a) / median(b)).toFixed(2) : '-');
-    console.log(`  before (${BEFORE}): ${startLine(before)}   ratio wall ${ratio(times.map((s) => s.ms), before.map((s) => s.ms))}, CPU ${ratio(cpus(times), cpus(before))}`);
+    const wall = ratio(
+      times.map((s) => s.ms),
+      before.map((s) => s.ms),
+    );
+    console.log(`  before (${BEFORE}): ${startLine(before)}   ratio wall ${wall}, CPU ${ratio(cpus(times), cpus(before))}`);
   }
-  console.log(`  load average: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const load = loadavg().map((l) => l.toFixed(2));
+  console.log(`  load average: ${load.join(' ')}`);
   if (PB_MISSING) console.log(`  PocketBase 0.22: not measured (${PB_MISSING})`);
   else {
     console.log(`  PocketBase 0.22.20, warm data folder: ${line(pocketbase)}   this checkout / PocketBase ${(median(times.map((s) => s.ms)) / median(pocketbase)).toFixed(2)}`);
