@@ -22,7 +22,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pocketBaseMissing, spawnPocketBase, waitPocketBase } from './pocketbase.js';
 
@@ -35,10 +35,11 @@ const env = {
   PASSWORD_SECRET: randomBytes(32).toString('hex'),
   LOG_LEVEL: 'warn',
   TABLEBASE_RUN: process.env.BENCH_SOURCES ? 'src' : 'dist',
+  // One process (serve's default is one worker per CPU), in the BENCH_BEFORE checkout too: the
+  // variable, not `--workers 1`, because a checkout from before --workers refuses the flag.
+  WORKERS: '1',
 };
 const BEFORE = process.env.BENCH_BEFORE;
-/** One process (serve's default is one worker per CPU); a checkout from before --workers has only that. */
-const ONE_WORKER = ['--workers', '1'];
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -51,19 +52,39 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Milliseconds from spawn to the first /health 200; the process is stopped before answering. */
-async function startOnce(nodeArgs: string[] = [], cwd = ROOT): Promise<number> {
+/**
+ * CPU milliseconds (user + system, every thread) a process has used so far, from /proc (Linux);
+ * undefined elsewhere. Unlike the wall time, it barely moves with the machine's load.
+ */
+function cpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+    // After "pid (comm) ": state is field 3, so utime (14) and stime (15) are at 11 and 12.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+  } catch {
+    return undefined;
+  }
+}
+/** Clock ticks per second of /proc's times (getconf CLK_TCK; 100 on Linux). */
+const TICKS = 100;
+
+interface Start {
+  /** Milliseconds from spawn to the first /health 200. */
+  ms: number;
+  /** CPU milliseconds the server had used by then (undefined where /proc is missing). */
+  cpu: number | undefined;
+}
+
+/** One start to the first /health 200; the process is stopped before answering. */
+async function startOnce(nodeArgs: string[] = [], cwd = ROOT): Promise<Start> {
   const port = await freePort();
   const started = performance.now();
-  const proc = spawn(
-    process.execPath,
-    [...nodeArgs, 'bin/tablebase.mjs', 'serve', '--project', 'examples/conformance', '--data', data, '--host', '127.0.0.1', '--port', String(port), ...(cwd === ROOT ? ONE_WORKER : [])],
-    {
-      cwd,
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
+  const proc = spawn(process.execPath, [...nodeArgs, 'bin/tablebase.mjs', 'serve', '--project', 'examples/conformance', '--data', data, '--host', '127.0.0.1', '--port', String(port)], {
+    cwd,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
@@ -74,7 +95,7 @@ async function startOnce(nodeArgs: string[] = [], cwd = ROOT): Promise<number> {
         (r) => r.status === 200,
         () => false,
       );
-      if (ok) return performance.now() - started;
+      if (ok) return { ms: performance.now() - started, cpu: cpuMs(proc.pid!) };
       await new Promise((r) => setTimeout(r, 5));
     }
   } finally {
@@ -136,8 +157,8 @@ try {
   await startOnce(); // applies the migrations into the fresh data folder
   const pbWarm = join(data, 'pocketbase-warm');
   if (!PB_MISSING) await startPocketBaseOnce(pbWarm); // its system migrations, likewise
-  const times: number[] = [];
-  const before: number[] = [];
+  const times: Start[] = [];
+  const before: Start[] = [];
   const pocketbase: number[] = [];
   const pocketbaseFresh: number[] = [];
   for (let i = 0; i < STARTS; i++) {
@@ -152,12 +173,23 @@ try {
   }
   const mode = process.env.BENCH_SOURCES ? 'TypeScript sources through tsx' : 'compiled dist/';
   const line = (xs: number[]) => `median of ${STARTS}: ${median(xs).toFixed(0)} ms   (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
+  const cpus = (xs: Start[]) => xs.flatMap((s) => (s.cpu === undefined ? [] : [s.cpu]));
+  const startLine = (xs: Start[]) => `${line(xs.map((s) => s.ms))}; CPU ${cpus(xs).length ? `median ${median(cpus(xs)).toFixed(0)} ms (min ${Math.min(...cpus(xs)).toFixed(0)})` : 'not measured'}`;
   console.log(`serve → first /health 200, examples/conformance, one worker; target ≤ 500 ms`);
-  console.log(`  this checkout (${mode}): ${line(times)}`);
-  if (BEFORE) console.log(`  before (${BEFORE}): ${line(before)}   ratio ${(median(times) / median(before)).toFixed(2)}`);
+  console.log(`  this checkout (${mode}): ${startLine(times)}`);
+  if (BEFORE) {
+    const ratio = (a: number[], b: number[]) => (a.length && b.length ? (median(a) / median(b)).toFixed(2) : '-');
+    const wall = ratio(
+      times.map((s) => s.ms),
+      before.map((s) => s.ms),
+    );
+    console.log(`  before (${BEFORE}): ${startLine(before)}   ratio wall ${wall}, CPU ${ratio(cpus(times), cpus(before))}`);
+  }
+  const load = loadavg().map((l) => l.toFixed(2));
+  console.log(`  load average: ${load.join(' ')}`);
   if (PB_MISSING) console.log(`  PocketBase 0.22: not measured (${PB_MISSING})`);
   else {
-    console.log(`  PocketBase 0.22.20, warm data folder: ${line(pocketbase)}   this checkout / PocketBase ${(median(times) / median(pocketbase)).toFixed(2)}`);
+    console.log(`  PocketBase 0.22.20, warm data folder: ${line(pocketbase)}   this checkout / PocketBase ${(median(times.map((s) => s.ms)) / median(pocketbase)).toFixed(2)}`);
     console.log(`  PocketBase 0.22.20, fresh data folder each start: ${line(pocketbaseFresh)}`);
   }
   if (process.env.BENCH_PROFILE) {

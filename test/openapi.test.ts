@@ -33,8 +33,9 @@ async function appRoutes(): Promise<{ routes: readonly Route[]; builtOnce: boole
   const config = resolveConfig({ project: join(ROOT, 'examples/conformance'), data: dataDir }, {}, project, { jwtSecret: secret(), passwordSecret: secret() });
   const app = await createApp(project, config, { migrate: 'apply', log: createLogger('silent') });
   try {
-    const first = app.services.openapi;
-    return { routes: app.router.routes, builtOnce: first === app.services.openapi && first.json === app.services.openapi.json };
+    const first = await app.services.openapi();
+    const again = await app.services.openapi();
+    return { routes: app.router.routes, builtOnce: first === again && first.json === again.json };
   } finally {
     await app.close();
     rmSync(dataDir, { recursive: true, force: true });

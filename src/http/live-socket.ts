@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { ApiError } from '../core/errors.js';
 import { LiveSession } from '../pipeline/live-session.js';
 import type { Services } from './services.js';
@@ -42,17 +42,34 @@ export interface LiveSockets {
 }
 
 export function createLiveSockets(d: LiveSocketDeps): LiveSockets {
-  // perMessageDeflate off: compression state costs ~300 KB per socket (zlib), and payloads are
-  // small JSON. clientTracking: `close()` needs the set.
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: MAX_FRAME_BYTES,
-    perMessageDeflate: false,
-    handleProtocols: (offered) => (offered.has(LIVE_PROTOCOL) ? LIVE_PROTOCOL : false),
-  });
-  // Every answer carries X-Request-Id (docs/reference/conventions.md), the 101 included.
+  // ws (which loads node:https, tls and zlib: 50-100 ms of CPU) is loaded by the first upgrade,
+  // not at start: a server nobody opens /db/live on never pays for it.
+  let wss: WebSocketServer | undefined;
+  let loading: Promise<WebSocketServer> | undefined;
+  const load = () =>
+    (loading ??= import('ws').then(({ WebSocketServer }) => {
+      // perMessageDeflate off: compression state costs ~300 KB per socket (zlib), and payloads are
+      // small JSON. clientTracking: `close()` needs the set.
+      const server = new WebSocketServer({
+        noServer: true,
+        maxPayload: MAX_FRAME_BYTES,
+        perMessageDeflate: false,
+        handleProtocols: (offered) => (offered.has(LIVE_PROTOCOL) ? LIVE_PROTOCOL : false),
+      });
+      // Every answer carries X-Request-Id (docs/reference/conventions.md), the 101 included.
+      server.on('headers', (headers, req) => headers.push(`X-Request-Id: ${requestIds.get(req) ?? ''}`));
+      return (wss = server);
+    }));
   const requestIds = new WeakMap<IncomingMessage, string>();
-  wss.on('headers', (headers, req) => headers.push(`X-Request-Id: ${requestIds.get(req) ?? ''}`));
+  /** Upgrades accepted while ws loads: they count against the caps like open connections. */
+  const waiting = new Map<string, number>();
+  let waitingAll = 0;
+  const wait = (ip: string, by: 1 | -1) => {
+    waitingAll += by;
+    const n = (waiting.get(ip) ?? 0) + by;
+    if (n > 0) waiting.set(ip, n);
+    else waiting.delete(ip);
+  };
   const heartbeatMs = d.services.config.streamHeartbeatMs;
   // A connection costs memory before it subscribes to anything: connections are capped like
   // streams (docs/reference/live.md): per client IP and server-wide, by the same two settings.
@@ -112,7 +129,7 @@ export function createLiveSockets(d: LiveSocketDeps): LiveSockets {
   }
 
   function overCap(ip: string): ApiError | undefined {
-    if (wss.clients.size >= d.maxConnections || (perIp.get(ip) ?? 0) >= d.maxConnectionsPerIp)
+    if ((wss?.clients.size ?? 0) + waitingAll >= d.maxConnections || (perIp.get(ip) ?? 0) + (waiting.get(ip) ?? 0) >= d.maxConnectionsPerIp)
       return new ApiError('RATE_LIMITED', 'Too many open live connections', { headers: { 'Retry-After': '1' } });
     return undefined;
   }
@@ -127,18 +144,35 @@ export function createLiveSockets(d: LiveSocketDeps): LiveSockets {
         return { status: refusal.status, ip };
       }
       requestIds.set(req, requestId);
-      wss.handleUpgrade(req, socket, head, (ws) => connection(ws, req, ip));
+      if (wss) wss.handleUpgrade(req, socket, head, (ws) => connection(ws, req, ip));
+      else {
+        wait(ip, 1);
+        load().then(
+          (server) => {
+            wait(ip, -1);
+            if (closing) reject(socket, new ApiError('UNAVAILABLE', 'The server is shutting down'), requestId);
+            else server.handleUpgrade(req, socket, head, (ws) => connection(ws, req, ip));
+          },
+          (err: unknown) => {
+            wait(ip, -1);
+            d.services.rt.log.error({ err }, '/db/live: loading ws failed');
+            reject(socket, new ApiError('INTERNAL'), requestId);
+          },
+        );
+      }
       return { status: 101, ip };
     },
     get size() {
-      return wss.clients.size;
+      return wss?.clients.size ?? 0;
     },
     close() {
       closing = true;
-      for (const ws of wss.clients) ws.close(1001, 'Server shutting down');
+      if (!wss) return;
+      const clients = wss.clients;
+      for (const ws of clients) ws.close(1001, 'Server shutting down');
       // A client that never answers the close frame must not hold the shutdown.
       setTimeout(() => {
-        for (const ws of wss.clients) ws.terminate();
+        for (const ws of clients) ws.terminate();
       }, 1000).unref();
     },
   };

@@ -50,8 +50,8 @@ export interface Services {
   /** Devices, sending and delivery counts (docs/reference/push.md). */
   readonly push: PushService;
   readonly dashboard: Dashboard;
-  /** The OpenAPI document of this server, rendered once (docs/reference/dashboard.md). */
-  readonly openapi: { readonly json: string; readonly yaml: string };
+  /** The OpenAPI document of this server, rendered once, on first request (docs/reference/dashboard.md). */
+  openapi(): Promise<{ readonly json: string; readonly yaml: string }>;
   /** OAuth / OpenID Connect sign-in (docs/reference/auth.md). */
   readonly oauth: OAuthService;
   /** Continuous backup (docs/reference/backups.md); undefined without a destination. */

@@ -8,7 +8,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Driver } from '../storage/driver.js';
-import { describeS3Error, isS3Url, openS3 } from '../s3/index.js';
+import { isS3Url } from '../s3/config.js';
+import { describeS3Error } from '../s3/errors.js';
 import { FsBlobStore } from './blob-store.js';
 import { DbBlobStore, prepareBlobTable } from './db-blob-store.js';
 import { photoStoreFor } from './db-store-for.js';
@@ -31,6 +32,8 @@ export async function openSqlitePhotoStore(storageUrl: string | undefined, dataD
 export async function openPhotoStore(storageUrl: string | undefined, driver: Driver | undefined, dataDir: string): Promise<FsBlobStore | undefined> {
   if (storageUrl === undefined) return driver ? photoStoreFor(driver, dataDir) : undefined;
   if (isS3Url(storageUrl)) {
+    // The AWS SDK is loaded only here, when a bucket is configured: a start without one skips it (~300 ms of CPU).
+    const { openS3 } = await import('../s3/client.js');
     const bucket = openS3(storageUrl);
     try {
       await bucket.probe();

@@ -17,7 +17,9 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { ApiError } from '../core/errors.js';
-import { describeS3Error, isUnavailable, type S3Bucket } from '../s3/index.js';
+// Not the s3/ barrel: that loads the AWS SDK, which only an opened bucket (open-store.ts) needs.
+import type { S3Bucket } from '../s3/client.js';
+import { describeS3Error, isUnavailable } from '../s3/errors.js';
 import { FsBlobStore, PHOTO_ID, assertPhotoId, tempName, type BlobScan, type BlobStat, type OpenedBlob } from './blob-store.js';
 
 const THUMB_KEY = /^thumbs\/(ph_[0-9a-z]{16,32})\/\d+x\d+$/;

@@ -7,10 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { importPKCS8 } from 'jose';
 import type { PushOptions } from '../define/push.js';
-import { APNS_PRODUCTION, APNS_SANDBOX, apnsProvider } from './apns.js';
-import { FCM_ENDPOINT, fcmProvider, GOOGLE_TOKEN_URL } from './fcm.js';
 import type { Platform, PushProvider } from './provider.js';
-import { checkVapidKeys, webPushProvider } from './web-push.js';
 
 export interface PushSetup {
   providers: Map<Platform, PushProvider>;
@@ -55,7 +52,10 @@ export async function setupPush(o: PushOptions | undefined, projectDir: string):
     }
   };
 
+  // Each provider's module (web-push, node:https, node:http2) is loaded only when it is configured:
+  // a server without push starts without them.
   if (o?.webPush) {
+    const { checkVapidKeys, webPushProvider } = await import('./web-push.js');
     const w = o.webPush;
     need('webPush.publicKey', w.publicKey);
     need('webPush.privateKey', w.privateKey);
@@ -68,6 +68,7 @@ export async function setupPush(o: PushOptions | undefined, projectDir: string):
   }
 
   if (o?.fcm) {
+    const { FCM_ENDPOINT, fcmProvider, GOOGLE_TOKEN_URL } = await import('./fcm.js');
     const f = o.fcm;
     let sa = f.serviceAccount;
     if (typeof sa === 'string') {
@@ -97,6 +98,7 @@ export async function setupPush(o: PushOptions | undefined, projectDir: string):
   }
 
   if (o?.apns) {
+    const { APNS_PRODUCTION, APNS_SANDBOX, apnsProvider } = await import('./apns.js');
     const a = o.apns;
     const raw = need('apns.key', a.key);
     const pem = raw.includes('-----BEGIN') ? raw : readText('apns.key', raw);

@@ -18,7 +18,6 @@ import { routeTable } from '../http/routes.js';
 import { createServer, forwardedHandler, type AppServer, type ServerDeps } from '../http/server.js';
 import { createFrameServer, type FrameServer } from '../http/forward-exchange.js';
 import type { Services } from '../http/services.js';
-import { buildOpenApi, toYaml } from '../openapi/index.js';
 import { createLiveEngine, type LiveEngine } from '../live/index.js';
 import { createPhotoService, photosTableFor, openPhotoStore, S3BlobStore } from '../photos/index.js';
 import { readData } from '../pipeline/execute/reads.js';
@@ -46,7 +45,7 @@ import { prepareSchema } from './schema.js';
 import { startScheduler, type Scheduler } from '../cron/scheduler.js';
 import { createPushFor, pushInternalTables, setupPushFor, type PushService } from '../push/index.js';
 import { createDashboard, trackLive } from '../dashboard/index.js';
-import { startBackup, type BackupService } from '../backup/index.js';
+import type { BackupService } from '../backup/index.js';
 import { dashboardPrebuilt } from '../dashboard/assets.js';
 import { ProcessMeter, type ProcessFigures } from '../dashboard/process-figures.js';
 import nodeCluster from 'node:cluster';
@@ -225,7 +224,11 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
   opened.add('the photo sweep', () => photos.stopRecovery());
   // The one backup start-up: it follows the writer's WAL, so only the process that owns the writer calls it.
   // Workers forward /dashboard/backups to the primary (serverWide routes).
-  const backup = ownsWriter(proc) ? await startBackup({ driver, photoStore: photos.store, settings: config.backup, databaseUrl: config.databaseUrl, log }) : undefined;
+  // Loaded only with a destination set: a start without backups skips the backup modules.
+  const backup =
+    ownsWriter(proc) && config.backup
+      ? await (await import('../backup/index.js')).startBackup({ driver, photoStore: photos.store, settings: config.backup, databaseUrl: config.databaseUrl, log })
+      : undefined;
   const oauth = createOAuthService({ rt, auth, dialect: driver.dialect, reader: driver, write: (fn) => writer.submit((tx) => fn(tx)), newId });
   const router = new Router(routeTable());
   const metrics = new Metrics();
@@ -242,7 +245,7 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
   };
   const health = new HealthState({ probeDisk: () => diskTakesWrites(config.dataDir) });
   writer.onCommit(() => health.wrote());
-  let document: { json: string; yaml: string } | undefined;
+  let document: Promise<{ json: string; yaml: string }> | undefined;
   const services: Services = {
     rt,
     config,
@@ -265,15 +268,14 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
     get dashboard() {
       return dashboard;
     },
-    // docs/reference/dashboard.md: generated once per start, from the declarations and the model, on first request.
-    // The server is `/`: wherever the document was fetched from, behind proxies and on any port.
-    get openapi() {
-      if (!document) {
+    // docs/reference/dashboard.md: generated once per start, from the declarations and the model, on first
+    // request; its modules are loaded then too, not at start. The server is `/`: wherever the document was
+    // fetched from, behind proxies and on any port.
+    openapi: () =>
+      (document ??= import('../openapi/index.js').then(({ buildOpenApi, toYaml }) => {
         const doc = buildOpenApi(model, router.routes, { serverUrl: '/' });
-        document = Object.freeze({ json: JSON.stringify(doc), yaml: toYaml(doc) });
-      }
-      return document;
-    },
+        return Object.freeze({ json: JSON.stringify(doc), yaml: toYaml(doc) });
+      })),
   };
   // Validated now (a bad schedule fails the start); timers begin once the server listens.
   let cron: Scheduler | undefined;

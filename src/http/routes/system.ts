@@ -18,7 +18,7 @@ export const systemRoutes = [
     operationId: 'openApiJson',
     access: 'public',
     responses: { 200: { description: 'OpenAPI 3.0.3', content: { 'application/json': Type.Object({}, { additionalProperties: true }) } } },
-    handler: (_input, s) => raw(200, { 'content-type': 'application/json; charset=utf-8' }, s.openapi.json),
+    handler: async (_input, s) => raw(200, { 'content-type': 'application/json; charset=utf-8' }, (await s.openapi()).json),
   }),
   defineRoute({
     method: 'GET',
@@ -28,7 +28,7 @@ export const systemRoutes = [
     operationId: 'openApiYaml',
     access: 'public',
     responses: { 200: { description: 'OpenAPI 3.0.3', content: { 'text/yaml': Type.String() } } },
-    handler: (_input, s) => raw(200, { 'content-type': 'text/yaml; charset=utf-8' }, s.openapi.yaml),
+    handler: async (_input, s) => raw(200, { 'content-type': 'text/yaml; charset=utf-8' }, (await s.openapi()).yaml),
   }),
   defineRoute({
     method: 'GET',
