@@ -47,19 +47,25 @@ export function createLiveSockets(d: LiveSocketDeps): LiveSockets {
   let wss: WebSocketServer | undefined;
   let loading: Promise<WebSocketServer> | undefined;
   const load = () =>
-    (loading ??= import('ws').then(({ WebSocketServer }) => {
-      // perMessageDeflate off: compression state costs ~300 KB per socket (zlib), and payloads are
-      // small JSON. clientTracking: `close()` needs the set.
-      const server = new WebSocketServer({
-        noServer: true,
-        maxPayload: MAX_FRAME_BYTES,
-        perMessageDeflate: false,
-        handleProtocols: (offered) => (offered.has(LIVE_PROTOCOL) ? LIVE_PROTOCOL : false),
-      });
-      // Every answer carries X-Request-Id (docs/reference/conventions.md), the 101 included.
-      server.on('headers', (headers, req) => headers.push(`X-Request-Id: ${requestIds.get(req) ?? ''}`));
-      return (wss = server);
-    }));
+    (loading ??= import('ws')
+      .then(({ WebSocketServer }) => {
+        // perMessageDeflate off: compression state costs ~300 KB per socket (zlib), and payloads are
+        // small JSON. clientTracking: `close()` needs the set.
+        const server = new WebSocketServer({
+          noServer: true,
+          maxPayload: MAX_FRAME_BYTES,
+          perMessageDeflate: false,
+          handleProtocols: (offered) => (offered.has(LIVE_PROTOCOL) ? LIVE_PROTOCOL : false),
+        });
+        // Every answer carries X-Request-Id (docs/reference/conventions.md), the 101 included.
+        server.on('headers', (headers, req) => headers.push(`X-Request-Id: ${requestIds.get(req) ?? ''}`));
+        return (wss = server);
+      })
+      .catch((err: unknown) => {
+        // Not kept: the next upgrade tries to load ws again (a failed load may be transient).
+        loading = undefined;
+        throw err;
+      }));
   const requestIds = new WeakMap<IncomingMessage, string>();
   /** Upgrades accepted while ws loads: they count against the caps like open connections. */
   const waiting = new Map<string, number>();

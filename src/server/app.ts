@@ -272,10 +272,16 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
     // request; its modules are loaded then too, not at start. The server is `/`: wherever the document was
     // fetched from, behind proxies and on any port.
     openapi: () =>
-      (document ??= import('../openapi/index.js').then(({ buildOpenApi, toYaml }) => {
-        const doc = buildOpenApi(model, router.routes, { serverUrl: '/' });
-        return Object.freeze({ json: JSON.stringify(doc), yaml: toYaml(doc) });
-      })),
+      (document ??= import('../openapi/index.js')
+        .then(({ buildOpenApi, toYaml }) => {
+          const doc = buildOpenApi(model, router.routes, { serverUrl: '/' });
+          return Object.freeze({ json: JSON.stringify(doc), yaml: toYaml(doc) });
+        })
+        .catch((err: unknown) => {
+          // Not kept: a failed load (out of file descriptors, say) is tried again by the next request.
+          document = undefined;
+          throw err;
+        })),
   };
   // Validated now (a bad schedule fails the start); timers begin once the server listens.
   let cron: Scheduler | undefined;
