@@ -21,12 +21,17 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cpuSeconds, freePort, median, ROOT } from './lib.js';
 import { pocketBaseMissing, spawnPocketBase, waitPocketBase } from './pocketbase.js';
 
-const ROOT = join(import.meta.dirname, '..');
+/** CPU milliseconds (user + system, every thread) used so far; undefined where /proc is missing. Unlike wall time, load barely moves it. */
+const cpuMs = (pid: number): number | undefined => {
+  const s = cpuSeconds(pid);
+  return Number.isNaN(s) ? undefined : s * 1000;
+};
+
 const STARTS = Number(process.env.BENCH_STARTS ?? 10);
 const data = mkdtempSync(join(tmpdir(), 'tb-startup-'));
 const env = {
@@ -40,34 +45,6 @@ const env = {
   WORKERS: '1',
 };
 const BEFORE = process.env.BENCH_BEFORE;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/**
- * CPU milliseconds (user + system, every thread) a process has used so far, from /proc (Linux);
- * undefined elsewhere. Unlike the wall time, it barely moves with the machine's load.
- */
-function cpuMs(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-    // After "pid (comm) ": state is field 3, so utime (14) and stime (15) are at 11 and 12.
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
-  } catch {
-    return undefined;
-  }
-}
-/** Clock ticks per second of /proc's times (getconf CLK_TCK; 100 on Linux). */
-const TICKS = 100;
 
 interface Start {
   /** Milliseconds from spawn to the first /health 200. */
@@ -117,8 +94,6 @@ async function startPocketBaseOnce(dir: string): Promise<number> {
     await p.exited;
   }
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 interface ProfileNode {
   id: number;
