@@ -62,12 +62,20 @@ export async function startProcess(args: string[], env: Record<string, string> =
  */
 export function cpuSeconds(pid: number | undefined, thread?: number): number {
   try {
-    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // f[0] is field 3 (state)
-    return (Number(f[11]) + Number(f[12])) / 100; // fields 14 utime, 15 stime, in clock ticks (USER_HZ = 100)
+    return statCpuSeconds(readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8'));
   } catch {
     return NaN;
   }
+}
+
+/**
+ * CPU seconds in a /proc/<pid>/stat line: the process's own (fields 14 utime, 15 stime), or with
+ * `children` those of its children it has waited for (16 cutime, 17 cstime); clock ticks, USER_HZ = 100.
+ */
+export function statCpuSeconds(stat: string, children = false): number {
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // f[0] is field 3 (state)
+  const at = children ? 13 : 11;
+  return (Number(f[at]) + Number(f[at + 1])) / 100;
 }
 
 export function median(xs: readonly number[]): number {

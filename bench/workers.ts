@@ -20,7 +20,7 @@ import { request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../src/storage/postgres/test-database.js';
-import { cpuSeconds, median, ROOT, startProcess, type Started } from './lib.js';
+import { cpuSeconds, median, ROOT, startProcess, statCpuSeconds, type Started } from './lib.js';
 import { pocketBaseMissing, startPocketBaseBench } from './pocketbase.js';
 import { openLiveClient } from './postgres-live.js';
 
@@ -92,10 +92,9 @@ function wrk(base: string, paths: string[], c: number, post?: string, seconds = 
       const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
       const scale = p99 ? { us: 0.001, ms: 1, s: 1000 }[p99[2] as 'us' | 'ms' | 's'] : NaN;
       const total = num(/(\d+) requests in/);
-      // Fields after the command name "(sh)": the 14th and 15th of those are cutime and cstime.
-      const stat = /^stat .*\) (.*)$/m.exec(out)?.[1]?.split(' ');
-      const ticks = stat ? Number(stat[13]) + Number(stat[14]) : NaN; // clock ticks, USER_HZ = 100
-      resolve({ rps: num(/Requests\/sec:\s+([\d.]+)/), p99: p99 ? Number(p99[1]) * scale : NaN, total, cpu: ((ticks / 100) * 1e6) / Math.max(1, total) });
+      const stat = /^stat (.*)$/m.exec(out)?.[1];
+      const wrkSeconds = stat ? statCpuSeconds(stat, true) : NaN;
+      resolve({ rps: num(/Requests\/sec:\s+([\d.]+)/), p99: p99 ? Number(p99[1]) * scale : NaN, total, cpu: (wrkSeconds * 1e6) / Math.max(1, total) });
     });
   });
 }
