@@ -12,6 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { ApiError } from '../core/errors.js';
+import { sharedPromise } from '../core/shared-promise.js';
 import { LiveSession } from '../pipeline/live-session.js';
 import type { Services } from './services.js';
 
@@ -45,27 +46,20 @@ export function createLiveSockets(d: LiveSocketDeps): LiveSockets {
   // ws (which loads node:https, tls and zlib: 50-100 ms of CPU) is loaded by the first upgrade,
   // not at start: a server nobody opens /db/live on never pays for it.
   let wss: WebSocketServer | undefined;
-  let loading: Promise<WebSocketServer> | undefined;
-  const load = () =>
-    (loading ??= import('ws')
-      .then(({ WebSocketServer }) => {
-        // perMessageDeflate off: compression state costs ~300 KB per socket (zlib), and payloads are
-        // small JSON. clientTracking: `close()` needs the set.
-        const server = new WebSocketServer({
-          noServer: true,
-          maxPayload: MAX_FRAME_BYTES,
-          perMessageDeflate: false,
-          handleProtocols: (offered) => (offered.has(LIVE_PROTOCOL) ? LIVE_PROTOCOL : false),
-        });
-        // Every answer carries X-Request-Id (docs/reference/conventions.md), the 101 included.
-        server.on('headers', (headers, req) => headers.push(`X-Request-Id: ${requestIds.get(req) ?? ''}`));
-        return (wss = server);
-      })
-      .catch((err: unknown) => {
-        // Not kept: the next upgrade tries to load ws again (a failed load may be transient).
-        loading = undefined;
-        throw err;
-      }));
+  const load = sharedPromise(async () => {
+    const { WebSocketServer } = await import('ws');
+    // perMessageDeflate off: compression state costs ~300 KB per socket (zlib), and payloads are
+    // small JSON. clientTracking: `close()` needs the set.
+    const server = new WebSocketServer({
+      noServer: true,
+      maxPayload: MAX_FRAME_BYTES,
+      perMessageDeflate: false,
+      handleProtocols: (offered) => (offered.has(LIVE_PROTOCOL) ? LIVE_PROTOCOL : false),
+    });
+    // Every answer carries X-Request-Id (docs/reference/conventions.md), the 101 included.
+    server.on('headers', (headers, req) => headers.push(`X-Request-Id: ${requestIds.get(req) ?? ''}`));
+    return (wss = server);
+  });
   const requestIds = new WeakMap<IncomingMessage, string>();
   /** Upgrades accepted while ws loads: they count against the caps like open connections. */
   const waiting = new Map<string, number>();

@@ -48,6 +48,7 @@ import { createDashboard, trackLive } from '../dashboard/index.js';
 import type { BackupService } from '../backup/index.js';
 import { dashboardPrebuilt } from '../dashboard/assets.js';
 import { ProcessMeter, type ProcessFigures } from '../dashboard/process-figures.js';
+import { sharedPromise } from '../core/shared-promise.js';
 import nodeCluster from 'node:cluster';
 
 export interface App {
@@ -245,7 +246,6 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
   };
   const health = new HealthState({ probeDisk: () => diskTakesWrites(config.dataDir) });
   writer.onCommit(() => health.wrote());
-  let document: Promise<{ json: string; yaml: string }> | undefined;
   const services: Services = {
     rt,
     config,
@@ -271,17 +271,11 @@ async function assembleApp(project: Project, config: AppConfig, options: CreateO
     // docs/reference/dashboard.md: generated once per start, from the declarations and the model, on first
     // request; its modules are loaded then too, not at start. The server is `/`: wherever the document was
     // fetched from, behind proxies and on any port.
-    openapi: () =>
-      (document ??= import('../openapi/index.js')
-        .then(({ buildOpenApi, toYaml }) => {
-          const doc = buildOpenApi(model, router.routes, { serverUrl: '/' });
-          return Object.freeze({ json: JSON.stringify(doc), yaml: toYaml(doc) });
-        })
-        .catch((err: unknown) => {
-          // Not kept: a failed load (out of file descriptors, say) is tried again by the next request.
-          document = undefined;
-          throw err;
-        })),
+    openapi: sharedPromise(async () => {
+      const { buildOpenApi, toYaml } = await import('../openapi/index.js');
+      const doc = buildOpenApi(model, router.routes, { serverUrl: '/' });
+      return Object.freeze({ json: JSON.stringify(doc), yaml: toYaml(doc) });
+    }),
   };
   // Validated now (a bad schedule fails the start); timers begin once the server listens.
   let cron: Scheduler | undefined;

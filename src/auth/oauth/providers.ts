@@ -17,6 +17,7 @@
 import * as client from 'openid-client';
 import { importPKCS8, SignJWT } from 'jose';
 import type { OAuthProviderOptions } from '../../define/signin.js';
+import { sharedPromise } from '../../core/shared-promise.js';
 
 export interface Identity {
   readonly subject: string;
@@ -60,20 +61,14 @@ function clientAuth(secret: string | undefined, method: TokenAuth): client.Clien
 
 /** Discovery once per provider; a failure is retried on the next sign-in instead of cached. */
 function discovered(issuer: string, clientId: string, secret: string | undefined, method: TokenAuth = 'client_secret_basic'): () => Promise<client.Configuration> {
-  let pending: Promise<client.Configuration> | undefined;
-  return () => {
-    pending ??= client
+  return sharedPromise(() =>
+    client
       // client_secret_basic by default: the method every server must support (RFC 6749 §2.3.1) and the OIDC default.
       .discovery(new URL(issuer), clientId, secret, clientAuth(secret, method), {
         execute: isLoopbackHttp(issuer) ? [client.allowInsecureRequests] : [],
         timeout: HTTP_TIMEOUT_SECONDS,
-      })
-      .catch((err) => {
-        pending = undefined;
-        throw err;
-      });
-    return pending;
-  };
+      }),
+  );
 }
 
 const truthy = (v: unknown): boolean => v === true || v === 'true';
