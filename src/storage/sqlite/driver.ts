@@ -223,6 +223,15 @@ export class SqliteDriver implements Driver {
     this.#writer.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(pages))}`);
   }
 
+  /**
+   * Bytes the WAL file is cut back to when the writer starts it over after a checkpoint, if it grew
+   * past them (-1: never cut). Backup's checkpoints reuse the WAL in place, so without a limit a
+   * burst (or a destination that was down) would leave it at its largest size for good.
+   */
+  setWalSizeLimit(bytes: number): void {
+    this.#writer.pragma(`journal_size_limit = ${Math.floor(bytes)}`);
+  }
+
   /** Synchronous read for the hot path: same semantics as `all`, without a promise. */
   allSync(sql: string, params?: SqlParams): RawRow[] {
     return this.#r.all(sql, params);

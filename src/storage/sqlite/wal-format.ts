@@ -106,3 +106,35 @@ export function scanFrames(buf: Buffer, h: WalHeader, start: readonly [number, n
   }
   return { committedFrames: committed, commitFrames, checksum: committedSum };
 }
+
+/** The WAL index (`-shm`) header's two copies and its checkpoint counters: what `readWalIndex` reads. */
+export const WAL_INDEX_HEADER_BYTES = 136;
+
+/** What the WAL index says of the WAL: how many frames are committed, under which salts. */
+export interface WalIndex {
+  /** Committed frames in the WAL (SQLite's mxFrame). */
+  readonly frames: number;
+  /** Frames already copied into the database file by a checkpoint (nBackfill). */
+  readonly backfilled: number;
+  readonly pageSize: number;
+  readonly salt1: number;
+  readonly salt2: number;
+}
+
+/**
+ * The WAL index header (https://www.sqlite.org/walformat.html#the_wal_index_file_format), or null
+ * when it is not usable as read: too short, not initialised, or its two copies differ (a writer
+ * was updating it: SQLite writes one copy, then the other, and its own readers retry on a
+ * mismatch). Its words are in the machine's byte order; the salts are the WAL header's bytes.
+ */
+export function parseWalIndex(buf: Buffer): WalIndex | null {
+  if (buf.length < WAL_INDEX_HEADER_BYTES || buf[12] !== 1 || !buf.subarray(0, 48).equals(buf.subarray(48, 96))) return null;
+  const u32 = (at: number) => (NATIVE_BIG_ENDIAN ? buf.readUInt32BE(at) : buf.readUInt32LE(at));
+  const sz = NATIVE_BIG_ENDIAN ? buf.readUInt16BE(14) : buf.readUInt16LE(14);
+  return { frames: u32(16), backfilled: u32(96), pageSize: (sz & 0xfe00) + ((sz & 1) << 16), salt1: buf.readUInt32BE(32), salt2: buf.readUInt32BE(36) };
+}
+
+/** Byte offset just past the committed frames the index announces (0: none). */
+export function committedEnd(ix: WalIndex): number {
+  return ix.frames === 0 ? 0 : WAL_HEADER_BYTES + ix.frames * (FRAME_HEADER_BYTES + ix.pageSize);
+}

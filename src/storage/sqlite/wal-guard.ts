@@ -4,9 +4,10 @@
  *
  * - a connection of our own holding a **read transaction**, so no checkpoint (ours, another
  *   process's) restarts the WAL past frames the follower has not copied;
- * - a **mark** after every commit of this process: the WAL's size and the time (one fstat), kept
- *   in two arrays and handed to the follower in batches (once per sync, not a message per commit);
- * - **our checkpoint** (TRUNCATE), synchronous, between two writes of this process.
+ * - a **mark** after every commit of this process: where the WAL's committed frames end (from the
+ *   WAL index, one read) and the time, kept in two arrays and handed to the follower in batches
+ *   (once per sync, not a message per commit);
+ * - **our checkpoint** (RESTART), synchronous, between two writes of this process.
  *
  * Why the checkpoint is safe although the follower runs elsewhere: the follower reports where it
  * stopped reading (`WalEnd`: a byte offset just past its last committed frame, and the epoch's
@@ -14,17 +15,17 @@
  * writer, the WAL still has those salts and either ends exactly there or ends exactly at the mark
  * of this process's last commit. In the second case every byte between was committed before our
  * last COMMIT returned (a transaction's frames follow the last committed frame, so nothing
- * uncommitted lies below a commit of ours, and the size has not moved since): we copy those bytes
+ * uncommitted lies below a commit of ours, and the committed end has not moved since): we copy those bytes
  * (the *tail*, usually a few KB written since the follower's read) and hand them to the follower
- * before anything else it is asked, so every frame a TRUNCATE removes was either read by the
+ * before anything else it is asked, so every frame the restart lets the next write overwrite was either read by the
  * follower or is in the tail. No write of this process can fall between the check and the
  * checkpoint (both run in one synchronous step); a write of another process in those microseconds
  * is the one window left (see "Limits" in the docs).
  */
 import Database from 'better-sqlite3';
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { readAt, type WalEnd } from './wal.js';
-import { FRAME_HEADER_BYTES, parseWalHeader, WAL_HEADER_BYTES } from './wal-format.js';
+import { committedEnd, FRAME_HEADER_BYTES, parseWalIndex, WAL_INDEX_HEADER_BYTES, type WalIndex } from './wal-format.js';
 
 /** A larger tail is not copied on the main thread: the checkpoint waits for the follower's next read. */
 const MAX_TAIL_BYTES = 8 * 1024 * 1024;
@@ -34,14 +35,17 @@ export interface CheckpointResult {
   readonly tail: Buffer;
   /** The marks of the commits in the tail (and every mark noted before the checkpoint). */
   readonly marks: { sizes: Float64Array; times: Float64Array };
-  /** The WAL was emptied (false: busy; it may still restart on the next write, losing nothing). */
-  readonly truncated: boolean;
+  /** Every frame is in the database file and no reader holds the WAL: the next write starts it over (false: busy). */
+  readonly restarted: boolean;
 }
 
 export class WalGuard {
   readonly file: string;
   #db: Database.Database;
   #fd: number;
+  /** The WAL index (`-shm`), read for the marks: SQLite's own count of committed frames. */
+  #shm: number;
+  #ixBuf = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
   #holding = false;
   #sizes: number[] = [];
   #times: number[] = [];
@@ -54,6 +58,14 @@ export class WalGuard {
     this.#db.pragma('wal_autocheckpoint = 0');
     this.#fd = openSync(`${dbFile}-wal`, 'a+');
     this.#hold();
+    // Exists from here on: a connection in WAL mode (ours, reading) keeps it.
+    this.#shm = openSync(`${dbFile}-shm`, 'r');
+  }
+
+  /** The WAL index header as it is now (null: being written by another process at this instant). */
+  #index(): WalIndex | null {
+    const n = readSync(this.#shm, this.#ixBuf, 0, WAL_INDEX_HEADER_BYTES, 0);
+    return n === WAL_INDEX_HEADER_BYTES ? parseWalIndex(this.#ixBuf) : null;
   }
 
   #hold(): void {
@@ -67,12 +79,17 @@ export class WalGuard {
   }
 
   /**
-   * Called right after each commit of this process (synchronously, before its answer): notes the
-   * WAL's size and the time, one fstat. The follower dates each commit by the first mark at or
-   * past its end.
+   * Called right after each commit of this process (synchronously, before its answer): notes
+   * where the WAL's committed frames end and the time, one read of the WAL index header into a
+   * buffer reused (not the file's size: the WAL is reused in place, see checkpoint). The follower
+   * dates each commit by the first mark at or past its end. An index caught mid-update by another
+   * process (never after our own commit, on this thread) notes nothing: that commit is then dated
+   * by a later mark or the sync's time.
    */
   noteCommit(t = Date.now()): void {
-    this.#sizes.push(fstatSync(this.#fd).size);
+    const ix = this.#index();
+    if (!ix) return;
+    this.#sizes.push(committedEnd(ix));
     this.#times.push(t);
   }
 
@@ -89,40 +106,39 @@ export class WalGuard {
     return m;
   }
 
-  /** WAL bytes on disk (to decide when a checkpoint is worth it). */
-  walBytes(): number {
-    return fstatSync(this.#fd).size;
-  }
-
   /**
-   * Checkpoints (TRUNCATE) if every committed frame of the WAL is either read by the follower
+   * Checkpoints (RESTART) if every committed frame of the WAL is either read by the follower
    * (through `end`) or copied here now (see the top of this file). Null when it may not (the WAL
    * moved in a way we cannot vouch for: the follower reads again first); otherwise the tail and
    * marks to hand to the follower (WalFollower.appendTail) before it reads the WAL again.
+   *
+   * RESTART, not TRUNCATE: SQLite then starts the WAL over from its first frame at the next write,
+   * in place, as its own checkpoints do. Truncating it freed its pages every cycle and the next
+   * writes allocated them again (page cache, ext4 block reservation, inode updates): 4–5% of the
+   * main thread's samples under a create load (`perf`, docs/reference/backups.md). Which frames
+   * are committed is read from the WAL index (SQLite's own mxFrame), not the file's size, which a
+   * reused WAL no longer tells.
    */
   checkpoint(end: WalEnd): CheckpointResult | null {
-    const size = fstatSync(this.#fd).size;
+    const ix = this.#index();
+    // Nothing committed since a restart (or the index is being written): nothing to checkpoint, and
+    // an emptied WAL the follower had frames of may have lost some: not ours to seal.
+    if (!ix || ix.frames === 0) return null;
+    if (end.end === 0 || ix.salt1 !== end.salt1 || ix.salt2 !== end.salt2) return null;
+    const committed = committedEnd(ix);
     let tail: Buffer = Buffer.alloc(0);
-    // Emptied since the follower read frames of it: by another process's checkpoint, which may
-    // have taken frames we never read. Not ours to seal: the follower will call it lost.
-    if (size < WAL_HEADER_BYTES && end.end !== 0) return null;
-    if (size >= WAL_HEADER_BYTES) {
-      const h = parseWalHeader(this.#read(0, WAL_HEADER_BYTES));
-      if (!h) return null;
-      if (end.end === 0 || h.salt1 !== end.salt1 || h.salt2 !== end.salt2) return null;
-      if (size !== end.end) {
-        const lastMark = this.#sizes.at(-1);
-        const fsize = FRAME_HEADER_BYTES + end.pageSize;
-        if (size < end.end || size !== lastMark || (size - end.end) % fsize !== 0 || size - end.end > MAX_TAIL_BYTES) return null;
-        tail = this.#read(end.end, size - end.end);
-        if (tail.length !== size - end.end) return null;
-      }
+    if (committed !== end.end) {
+      const lastMark = this.#sizes.at(-1);
+      const fsize = FRAME_HEADER_BYTES + end.pageSize;
+      if (committed < end.end || committed !== lastMark || (committed - end.end) % fsize !== 0 || committed - end.end > MAX_TAIL_BYTES) return null;
+      tail = this.#read(end.end, committed - end.end);
+      if (tail.length !== committed - end.end) return null;
     }
     const marks = this.takeMarks();
     this.#release();
     try {
-      const r = this.#db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-      return { tail, marks, truncated: r[0]?.busy === 0 };
+      const r = this.#db.pragma('wal_checkpoint(RESTART)') as { busy: number }[];
+      return { tail, marks, restarted: r[0]?.busy === 0 };
     } finally {
       this.#hold();
     }
@@ -137,6 +153,7 @@ export class WalGuard {
       this.#release();
     } finally {
       closeSync(this.#fd);
+      closeSync(this.#shm);
       this.#db.close();
     }
   }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WalFollower } from './wal.js';
 import { WalGuard } from './wal-guard.js';
-import { parseWalHeader, scanFrames, walChecksum, WAL_HEADER_BYTES } from './wal-format.js';
+import { parseWalHeader, parseWalIndex, scanFrames, walChecksum, WAL_HEADER_BYTES } from './wal-format.js';
 import { applyWal, finishDatabase } from './wal-restore.js';
 
 const dirs: string[] = [];
@@ -196,7 +196,7 @@ describe('a checkpoint while writes go on (WalGuard with the follower on another
     ro.close();
     const s = shipper(f);
     let tails = 0;
-    let truncations = 0;
+    let restarts = 0;
     for (let round = 0; round < 12; round++) {
       write(5, `a${round}`);
       // The follower reads (on its thread, once per sync)...
@@ -208,7 +208,7 @@ describe('a checkpoint while writes go on (WalGuard with the follower on another
       const r = g.checkpoint(f.end);
       expect(r, 'only this process wrote: the checkpoint may run').not.toBeNull();
       if (r!.tail.length > 0) tails++;
-      if (r!.truncated) truncations++;
+      if (r!.restarted) restarts++;
       f.appendTail(r!.tail, r!.marks);
       s.copy();
     }
@@ -217,7 +217,7 @@ describe('a checkpoint while writes go on (WalGuard with the follower on another
     f.scan();
     s.copy();
     expect(tails).toBeGreaterThan(0);
-    expect(truncations).toBeGreaterThan(0);
+    expect(restarts).toBeGreaterThan(0);
     expect(s.epochs.size).toBeGreaterThan(1);
     const source = db.prepare('SELECT x FROM t ORDER BY rowid').all();
     db.close();
@@ -230,6 +230,53 @@ describe('a checkpoint while writes go on (WalGuard with the follower on another
     const r = new Database(restored, { readonly: true });
     expect(r.prepare('SELECT x FROM t ORDER BY rowid').all()).toEqual(source);
     r.close();
+  });
+
+  it('reuses the WAL in place: the next commits start an epoch over the old frames, marked by their committed end, and only they are read', () => {
+    const { file, db } = fresh();
+    const g = new WalGuard(file);
+    const f = new WalFollower(file);
+    const insert = db.prepare('INSERT INTO t VALUES (?)');
+    for (let i = 0; i < 20; i++) {
+      insert.run(`old-${i}-${'o'.repeat(5000)}`);
+      g.noteCommit();
+    }
+    f.noteMarks(g.takeMarks());
+    f.scan();
+    const r = g.checkpoint(f.end);
+    expect(r?.restarted).toBe(true);
+    f.appendTail(r!.tail, r!.marks);
+    const epoch = f.epoch;
+    const reused = statSync(`${file}-wal`).size;
+    insert.run('new');
+    g.noteCommit(5000);
+    const marks = g.takeMarks();
+    expect(statSync(`${file}-wal`).size, 'not truncated: rewritten from its first frame').toBe(reused);
+    const fsize = 24 + f.pageSize;
+    expect(marks.sizes[0], 'the mark is where the committed frames end, not the file size').toBeLessThan(reused);
+    f.noteMarks(marks);
+    f.scan(9999);
+    expect(f.epoch).toBe(epoch + 1);
+    expect(f.lost).toBe(false);
+    expect(WAL_HEADER_BYTES + f.frames * fsize, "the stale frames past the new epoch's end are not read").toBe(marks.sizes[0]);
+    expect(f.commits.at(-1)).toEqual({ epoch: epoch + 1, frame: f.frames, t: 5000 });
+    expect(f.readFrames(1, f.frames).equals(readFileSync(`${file}-wal`).subarray(WAL_HEADER_BYTES, WAL_HEADER_BYTES + f.frames * fsize))).toBe(true);
+    db.close();
+    f.close();
+    g.close();
+  });
+
+  it('reads the WAL index only when both copies of its header agree (else a writer is updating it)', () => {
+    const { file, db } = fresh();
+    db.prepare('INSERT INTO t VALUES (?)').run('a');
+    const shm = readFileSync(`${file}-shm`);
+    const ix = parseWalIndex(shm);
+    expect(ix?.frames).toBe((statSync(`${file}-wal`).size - WAL_HEADER_BYTES) / (24 + ix!.pageSize));
+    expect(ix?.salt1).toBe(parseWalHeader(readFileSync(`${file}-wal`))!.salt1);
+    const torn = Buffer.from(shm);
+    torn.writeUInt8(torn.readUInt8(48 + 16) ^ 1, 48 + 16);
+    expect(parseWalIndex(torn)).toBeNull();
+    db.close();
   });
 
   it('refuses while frames it cannot vouch for follow (another connection wrote after our last commit)', () => {
@@ -250,7 +297,7 @@ describe('a checkpoint while writes go on (WalGuard with the follower on another
     f.scan();
     const r = g.checkpoint(f.end);
     expect(r?.tail.length).toBe(0);
-    expect(r?.truncated).toBe(true);
+    expect(r?.restarted).toBe(true);
     db.close();
     f.close();
     g.close();

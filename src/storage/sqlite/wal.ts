@@ -4,8 +4,9 @@
  * writer serves requests on the main thread:
  *
  * - `WalGuard` (wal-guard.ts, main thread): a connection of our own holding a read transaction,
- *   which stops any checkpoint from restarting the WAL past frames we have not copied; one fstat
- *   per commit of this process (a *mark*: the WAL's size and the time); and our own checkpoint.
+ *   which stops any checkpoint from restarting the WAL past frames we have not copied; one read
+ *   of the WAL index per commit of this process (a *mark*: where the committed frames end, and
+ *   the time); and our own checkpoint, after which SQLite reuses the WAL file in place.
  * - `WalFollower` (here, worker thread): reads new committed frames straight from the `-wal` file
  *   once each (checked by salt and checksum), dates each commit by the marks it is sent, and keeps
  *   the bytes it read so the shipper need not read them again.
@@ -14,7 +15,7 @@
  * within an epoch. A restore replays a snapshot's epoch from frame 1 (see wal-restore.ts).
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { frameBytes, parseWalHeader, scanFrames, WAL_HEADER_BYTES, type WalHeader } from './wal-format.js';
+import { committedEnd, FRAME_HEADER_BYTES, frameBytes, parseWalHeader, parseWalIndex, scanFrames, WAL_HEADER_BYTES, WAL_INDEX_HEADER_BYTES, type WalHeader, type WalIndex } from './wal-format.js';
 
 /**
  * `length` bytes of the file at `offset`, fewer at its end. `unpooled` for bytes handed to
@@ -130,11 +131,27 @@ export class WalFollower {
   #marks: { size: number; t: number }[] = [];
   #captured: Captured | null = null;
   #arena = new ReadArena();
+  /** The WAL index (`-shm`), opened once it exists; null before. */
+  #shm: number | null = null;
+  #ixBuf = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
 
   constructor(dbFile: string) {
     this.file = dbFile;
     // 'a+': the file may not exist yet (SQLite creates it on the first write); we only read it.
     this.#fd = openSync(`${dbFile}-wal`, 'a+');
+  }
+
+  /** The WAL index header now, or null (no index yet, or caught mid-update). */
+  #index(): WalIndex | null {
+    if (this.#shm === null) {
+      try {
+        this.#shm = openSync(`${this.file}-shm`, 'r');
+      } catch {
+        return null;
+      }
+    }
+    const n = readSync(this.#shm, this.#ixBuf, 0, WAL_INDEX_HEADER_BYTES, 0);
+    return n === WAL_INDEX_HEADER_BYTES ? parseWalIndex(this.#ixBuf) : null;
   }
 
   get epoch(): number {
@@ -196,11 +213,17 @@ export class WalFollower {
     }
     const fsize = frameBytes(h);
     const offset = WAL_HEADER_BYTES + this.#frames * fsize;
-    if (size - offset < fsize) {
+    // The WAL is reused in place (RESTART checkpoints): past its committed frames lie stale ones of
+    // earlier epochs, refused by their salts but costly to read every time. The index says where
+    // the committed frames of this epoch end; an index of other salts (a restart being written) or
+    // caught mid-update: the whole file, checked frame by frame as before.
+    const ix = this.#index();
+    const limit = ix && ix.salt1 === h.salt1 && ix.salt2 === h.salt2 ? Math.min(size, committedEnd(ix)) : size;
+    if (limit - offset < fsize) {
       this.#marks = [];
       return;
     }
-    const want = Math.floor((size - offset) / fsize) * fsize;
+    const want = Math.floor((limit - offset) / fsize) * fsize;
     this.#take(readAt(this.#fd, offset, want, false, this.#arena.take(want)), offset, t);
   }
 
@@ -302,12 +325,15 @@ export class WalFollower {
     return this.#live ? { epoch: this.#epoch, frame: this.#frames } : { epoch: this.#epoch + 1, frame: 0 };
   }
 
-  /** WAL bytes on disk (to decide when a checkpoint is worth it). */
+  /** WAL bytes not yet checkpointed into the database file (to decide when a checkpoint is worth it). */
   walBytes(): number {
-    return fstatSync(this.#fd).size;
+    const ix = this.#index();
+    if (!ix) return fstatSync(this.#fd).size;
+    return Math.max(0, ix.frames - ix.backfilled) * (FRAME_HEADER_BYTES + ix.pageSize);
   }
 
   close(): void {
     closeSync(this.#fd);
+    if (this.#shm !== null) closeSync(this.#shm);
   }
 }
