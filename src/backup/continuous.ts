@@ -213,7 +213,7 @@ export class ContinuousBackup {
       if (!r) return;
       const tail = new Uint8Array(r.tail.buffer, r.tail.byteOffset, r.tail.byteLength);
       if (r.marks.times.length > 0) this.#inFlight ??= r.marks.times[0];
-      await this.#worker.request('tail', { tail, marks: r.marks }, [r.marks.sizes.buffer as ArrayBuffer, r.marks.times.buffer as ArrayBuffer]);
+      await this.#worker.request('tail', { tail, marks: r.marks, frames: r.frames }, [r.marks.sizes.buffer as ArrayBuffer, r.marks.times.buffer as ArrayBuffer]);
     });
   }
 

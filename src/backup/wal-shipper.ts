@@ -85,9 +85,12 @@ export class WalShipper {
   }
 
   /** The frames the main thread copied right before its checkpoint: read, and copied at once (the next read may be a new epoch). */
-  appendTail(tail: Buffer, marks: WalMarks): void {
+  appendTail(tail: Buffer, marks: WalMarks, frames: number): void {
     try {
       this.#follower.appendTail(tail, marks);
+      // Short of what the checkpoint moved: frames another process committed were written over
+      // before they could be read (wal-guard.ts); the backup needs a new generation.
+      if (this.#follower.frames < frames) this.#follower.lost = true;
       this.#copyScanned(true);
     } catch (err) {
       // The WAL is emptied by now: whatever was not copied is gone; a new generation must begin.

@@ -25,7 +25,7 @@ async function handle(s: WalShipper, m: ToShipper): Promise<unknown> {
     case 'position':
       return s.position(m.marks);
     case 'tail':
-      return s.appendTail(Buffer.from(m.tail.buffer, m.tail.byteOffset, m.tail.byteLength), m.marks);
+      return s.appendTail(Buffer.from(m.tail.buffer, m.tail.byteOffset, m.tail.byteLength), m.marks, m.frames);
     case 'close':
       return s.close();
   }

@@ -18,7 +18,7 @@ export type ToShipper =
   | { id: number; op: 'ship'; marks: Marks; at: number }
   | { id: number; op: 'copy'; marks: Marks; at: number }
   | { id: number; op: 'position'; marks: Marks }
-  | { id: number; op: 'tail'; tail: Uint8Array; marks: Marks }
+  | { id: number; op: 'tail'; tail: Uint8Array; marks: Marks; frames: number }
   | { id: number; op: 'close' };
 
 type Op = ToShipper extends infer T ? (T extends { op: infer O } ? O : never) : never;

@@ -19,8 +19,12 @@
  * (the *tail*, usually a few KB written since the follower's read) and hand them to the follower
  * before anything else it is asked, so every frame the restart lets the next write overwrite was either read by the
  * follower or is in the tail. No write of this process can fall between the check and the
- * checkpoint (both run in one synchronous step); a write of another process in those microseconds
- * is the one window left (see "Limits" in the docs).
+ * checkpoint (both run in one synchronous step). A write of another process in those microseconds
+ * is found by the checkpoint itself: RESTART reports how many frames it moved (read under the
+ * writer lock it holds while it runs), and until the next write the WAL still holds them, so the
+ * frames past what we checked are read right away and go with the tail. The follower checks them
+ * (salts, checksums) and the frame count the result names; a mismatch (another process already
+ * wrote over them) makes the backup start a new generation rather than miss a commit.
  */
 import Database from 'better-sqlite3';
 import { closeSync, openSync, readSync } from 'node:fs';
@@ -37,6 +41,13 @@ export interface CheckpointResult {
   readonly marks: { sizes: Float64Array; times: Float64Array };
   /** Every frame is in the database file and no reader holds the WAL: the next write starts it over (false: busy). */
   readonly restarted: boolean;
+  /** Frames of the epoch the follower must hold once it has taken the tail (fewer: some were lost). */
+  readonly frames: number;
+}
+
+export interface WalGuardOptions {
+  /** Runs between the check and the checkpoint: lets a test put another process's commit in that window. */
+  readonly afterCheck?: () => void;
 }
 
 export class WalGuard {
@@ -49,9 +60,11 @@ export class WalGuard {
   #holding = false;
   #sizes: number[] = [];
   #times: number[] = [];
+  #afterCheck: (() => void) | undefined;
 
-  constructor(dbFile: string) {
+  constructor(dbFile: string, options: WalGuardOptions = {}) {
     this.file = dbFile;
+    this.#afterCheck = options.afterCheck;
     this.#db = new Database(dbFile);
     // Never wait on a lock: this runs on the event loop; a busy checkpoint is simply retried later.
     this.#db.pragma('busy_timeout = 0');
@@ -137,8 +150,18 @@ export class WalGuard {
     const marks = this.takeMarks();
     this.#release();
     try {
-      const r = this.#db.pragma('wal_checkpoint(RESTART)') as { busy: number }[];
-      return { tail, marks, restarted: r[0]?.busy === 0 };
+      this.#afterCheck?.();
+      const r = (this.#db.pragma('wal_checkpoint(RESTART)') as { busy: number; log: number }[])[0];
+      const restarted = r?.busy === 0;
+      // Frames the checkpoint moved past what we checked: another process committed in between.
+      const moved = restarted ? r.log : ix.frames;
+      if (moved > ix.frames) {
+        const fsize = FRAME_HEADER_BYTES + ix.pageSize;
+        const extra = (moved - ix.frames) * fsize;
+        // Past the bound: not read here; the follower then falls short of `frames` (a new generation).
+        if (tail.length + extra <= MAX_TAIL_BYTES) tail = Buffer.concat([tail, this.#read(committed, extra)]);
+      }
+      return { tail, marks, restarted, frames: moved };
     } finally {
       this.#hold();
     }

@@ -279,6 +279,73 @@ describe('a checkpoint while writes go on (WalGuard with the follower on another
     db.close();
   });
 
+  it("takes another process's commit that lands between its check and the checkpoint: the checkpoint's own count finds it, and it goes with the tail", async () => {
+    const { dir, file, db } = fresh();
+    let other: Database.Database | undefined;
+    const g = new WalGuard(file, {
+      afterCheck: () => {
+        other ??= new Database(file);
+        other.prepare('INSERT INTO t VALUES (?)').run(`theirs-${'t'.repeat(5000)}`);
+      },
+    });
+    const f = new WalFollower(file);
+    const base = join(dir, 'base.sqlite');
+    await db.backup(base);
+    const insert = db.prepare('INSERT INTO t VALUES (?)');
+    insert.run(`ours-${'o'.repeat(5000)}`);
+    g.noteCommit();
+    f.noteMarks(g.takeMarks());
+    f.scan();
+    insert.run('ours, after the read');
+    g.noteCommit();
+    const checked = f.frames;
+    const r = g.checkpoint(f.end)!;
+    expect(r.restarted).toBe(true);
+    expect(r.frames, "the checkpoint moved more frames than were checked: the other connection's").toBeGreaterThan(checked + 1);
+    f.appendTail(r.tail, r.marks);
+    expect(f.frames, 'every frame the checkpoint moved is with the follower').toBe(r.frames);
+    const frames = Buffer.from(f.readFrames(1, f.frames));
+    const header = Buffer.from(f.headerBytes!);
+    // The next write starts the WAL over, in place, over the frames just taken.
+    insert.run('next');
+    const source = db.prepare('SELECT x FROM t ORDER BY rowid').all().slice(0, -1);
+    expect(source.map((x) => String((x as { x: string }).x).slice(0, 6))).toEqual(['ours-o', 'ours, ', 'theirs']);
+    other!.close();
+    db.close();
+    f.close();
+    g.close();
+    const restored = join(dir, 'restored.sqlite');
+    writeFileSync(restored, readFileSync(base));
+    applyWal(restored, header, frames);
+    finishDatabase(restored);
+    const back = new Database(restored, { readonly: true });
+    expect(back.prepare('SELECT x FROM t ORDER BY rowid').all()).toEqual(source);
+    back.close();
+  });
+
+  it('names the frames a commit of another process brought when they are too many to take: the follower falls short of them (a new generation)', () => {
+    const { file, db } = fresh();
+    const g = new WalGuard(file, {
+      afterCheck: () => {
+        const other = new Database(file);
+        other.prepare('INSERT INTO t VALUES (?)').run('b'.repeat(9 * 1024 * 1024));
+        other.close();
+      },
+    });
+    const f = new WalFollower(file);
+    db.prepare('INSERT INTO t VALUES (?)').run('ours');
+    g.noteCommit();
+    f.noteMarks(g.takeMarks());
+    f.scan();
+    const r = g.checkpoint(f.end)!;
+    expect(r.restarted).toBe(true);
+    f.appendTail(r.tail, r.marks);
+    expect(f.frames).toBeLessThan(r.frames);
+    db.close();
+    f.close();
+    g.close();
+  });
+
   it('refuses while frames it cannot vouch for follow (another connection wrote after our last commit)', () => {
     const { file, db } = fresh();
     const g = new WalGuard(file);
