@@ -10,6 +10,12 @@ function tooLarge(): ApiError {
   return new ApiError('PAYLOAD_TOO_LARGE');
 }
 
+/**
+ * A request whose body arrived whole before it was handled (the primary's end of the forward
+ * frames, ./forward-exchange.ts) carries it here: read without the stream's events and promises.
+ */
+export const WHOLE_BODY = Symbol('whole body');
+
 /** Reads the raw body, failing as soon as it passes `max` bytes. */
 function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
   const declared = req.headers['content-length'];
@@ -44,6 +50,14 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
       if (!failed) reject(err);
     });
   });
+}
+
+/** The same answers as readBody's path (413 by declared or actual size, 400 when empty), with no promise. */
+function wholeJson(req: IncomingMessage, body: Buffer, max: number): Record<string, unknown> {
+  const declared = req.headers['content-length'];
+  if ((declared !== undefined && Number(declared) > max) || body.length > max) throw tooLarge();
+  if (body.length === 0) throw badRequest('', 'A JSON body is required');
+  return parseJson(body.toString('utf8'), 'request body');
 }
 
 function parseJson(text: string, where: string): Record<string, unknown> {
@@ -87,6 +101,8 @@ export function jsonBody(req: IncomingMessage, search: string, max: number): Rec
     if (fromQuery) return fromQuery;
   }
   checkJsonContentType(req.headers['content-type']);
+  const whole = (req as { [WHOLE_BODY]?: Buffer })[WHOLE_BODY];
+  if (whole !== undefined) return wholeJson(req, whole, max);
   return readBody(req, max).then((raw) => {
     if (!raw) throw badRequest('', 'A JSON body is required');
     return parseJson(raw.toString('utf8'), 'request body');

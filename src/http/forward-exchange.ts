@@ -14,6 +14,7 @@ import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
+import { WHOLE_BODY } from './body.js';
 import { ANSWER, CANCEL, DATA, END, FrameReader, FrameWriter, REQUEST, RESET } from './forward-frames.js';
 
 /** What a REQUEST frame's meta holds. */
@@ -48,11 +49,17 @@ class Peer extends EventEmitter {
   }
 }
 
+/**
+ * The body is a stream only for the routes that read one (raw bodies: uploads, logout), pushed on
+ * their first read; a JSON route's body is taken whole (WHOLE_BODY, ./body.ts), with no stream
+ * event or promise on the primary, the one process every forwarded write passes through.
+ */
 class ForwardedRequest extends Readable {
   readonly httpVersionMajor = 1;
   readonly httpVersionMinor = 1;
   readonly httpVersion = '1.1';
   readonly complete = true;
+  readonly [WHOLE_BODY]: Buffer;
   constructor(
     readonly method: string,
     readonly url: string,
@@ -61,10 +68,13 @@ class ForwardedRequest extends Readable {
     readonly socket: Peer,
   ) {
     super();
+    this[WHOLE_BODY] = body;
+  }
+  override _read(): void {
+    const body = this[WHOLE_BODY];
     if (body.length > 0) this.push(body);
     this.push(null);
   }
-  override _read(): void {}
 }
 
 class ForwardedResponse extends EventEmitter {
