@@ -29,6 +29,20 @@ function fresh() {
   return { dir, file, db };
 }
 
+/** The rows of `t` a restore gives: `epochs` (header and frames, in order) replayed over a copy of `base`. */
+function restoredRows(dir: string, base: string, epochs: { header: Buffer; frames: Buffer }[]): unknown[] {
+  const restored = join(dir, 'restored.sqlite');
+  writeFileSync(restored, readFileSync(base));
+  for (const e of epochs) applyWal(restored, e.header, e.frames);
+  finishDatabase(restored);
+  const r = new Database(restored, { readonly: true });
+  try {
+    return r.prepare('SELECT x FROM t ORDER BY rowid').all();
+  } finally {
+    r.close();
+  }
+}
+
 describe('WalFollower', () => {
   it('finds each commit, dates it by its note, and its frames restore the database', async () => {
     const { dir, file, db } = fresh();
@@ -223,13 +237,8 @@ describe('a checkpoint while writes go on (WalGuard with the follower on another
     db.close();
     f.close();
     g.close();
-    const restored = join(dir, 'restored.sqlite');
-    writeFileSync(restored, readFileSync(base));
-    for (const [, e] of [...s.epochs].sort((a, b) => a[0] - b[0])) applyWal(restored, e.header, Buffer.concat(e.parts));
-    finishDatabase(restored);
-    const r = new Database(restored, { readonly: true });
-    expect(r.prepare('SELECT x FROM t ORDER BY rowid').all()).toEqual(source);
-    r.close();
+    const epochs = [...s.epochs].sort((a, b) => a[0] - b[0]).map(([, e]) => ({ header: e.header, frames: Buffer.concat(e.parts) }));
+    expect(restoredRows(dir, base, epochs)).toEqual(source);
   });
 
   it('reuses the WAL in place: the next commits start an epoch over the old frames, marked by their committed end, and only they are read', () => {
@@ -314,13 +323,7 @@ describe('a checkpoint while writes go on (WalGuard with the follower on another
     db.close();
     f.close();
     g.close();
-    const restored = join(dir, 'restored.sqlite');
-    writeFileSync(restored, readFileSync(base));
-    applyWal(restored, header, frames);
-    finishDatabase(restored);
-    const back = new Database(restored, { readonly: true });
-    expect(back.prepare('SELECT x FROM t ORDER BY rowid').all()).toEqual(source);
-    back.close();
+    expect(restoredRows(dir, base, [{ header, frames }])).toEqual(source);
   });
 
   it('names the frames a commit of another process brought when they are too many to take: the follower falls short of them (a new generation)', () => {
