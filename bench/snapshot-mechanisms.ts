@@ -19,6 +19,7 @@ import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { percentileOf } from './lib.js';
 
 const DB_MB = Number(process.env.BENCH_DB_MB ?? 200);
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 2);
@@ -31,7 +32,7 @@ const LEAD_MS = 100;
 const work = mkdtempSync(join(tmpdir(), 'tb-bench-snapmech-'));
 const file = join(work, 'db.sqlite');
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const percentile = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]! : NaN);
+const percentile = (xs: number[], p: number) => (xs.length ? percentileOf(xs, p) : NaN);
 
 const writer = new Database(file);
 writer.pragma('journal_mode = WAL');
