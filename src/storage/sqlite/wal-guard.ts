@@ -27,9 +27,9 @@
  * wrote over them) makes the backup start a new generation rather than miss a commit.
  */
 import Database from 'better-sqlite3';
-import { closeSync, openSync, readSync } from 'node:fs';
-import { readAt, type WalEnd } from './wal.js';
-import { committedEnd, FRAME_HEADER_BYTES, parseWalIndex, WAL_INDEX_HEADER_BYTES, type WalIndex } from './wal-format.js';
+import { closeSync, openSync } from 'node:fs';
+import { readAt, WalIndexFile, type WalEnd } from './wal.js';
+import { committedEnd, FRAME_HEADER_BYTES } from './wal-format.js';
 
 /** A larger tail is not copied on the main thread: the checkpoint waits for the follower's next read. */
 const MAX_TAIL_BYTES = 8 * 1024 * 1024;
@@ -55,8 +55,7 @@ export class WalGuard {
   #db: Database.Database;
   #fd: number;
   /** The WAL index (`-shm`), read for the marks: SQLite's own count of committed frames. */
-  #shm: number;
-  #ixBuf = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
+  #index: WalIndexFile;
   #holding = false;
   #sizes: number[] = [];
   #times: number[] = [];
@@ -71,14 +70,7 @@ export class WalGuard {
     this.#db.pragma('wal_autocheckpoint = 0');
     this.#fd = openSync(`${dbFile}-wal`, 'a+');
     this.#hold();
-    // Exists from here on: a connection in WAL mode (ours, reading) keeps it.
-    this.#shm = openSync(`${dbFile}-shm`, 'r');
-  }
-
-  /** The WAL index header as it is now (null: being written by another process at this instant). */
-  #index(): WalIndex | null {
-    const n = readSync(this.#shm, this.#ixBuf, 0, WAL_INDEX_HEADER_BYTES, 0);
-    return n === WAL_INDEX_HEADER_BYTES ? parseWalIndex(this.#ixBuf) : null;
+    this.#index = new WalIndexFile(dbFile);
   }
 
   #hold(): void {
@@ -100,7 +92,7 @@ export class WalGuard {
    * by a later mark or the sync's time.
    */
   noteCommit(t = Date.now()): void {
-    const ix = this.#index();
+    const ix = this.#index.read();
     if (!ix) return;
     this.#sizes.push(committedEnd(ix));
     this.#times.push(t);
@@ -133,16 +125,16 @@ export class WalGuard {
    * reused WAL no longer tells.
    */
   checkpoint(end: WalEnd): CheckpointResult | null {
-    const ix = this.#index();
+    const ix = this.#index.read();
     // Nothing committed since a restart (or the index is being written): nothing to checkpoint, and
     // an emptied WAL the follower had frames of may have lost some: not ours to seal.
     if (!ix || ix.frames === 0) return null;
     if (end.end === 0 || ix.salt1 !== end.salt1 || ix.salt2 !== end.salt2) return null;
     const committed = committedEnd(ix);
+    const fsize = FRAME_HEADER_BYTES + ix.pageSize;
     let tail: Buffer = Buffer.alloc(0);
     if (committed !== end.end) {
       const lastMark = this.#sizes.at(-1);
-      const fsize = FRAME_HEADER_BYTES + end.pageSize;
       if (committed < end.end || committed !== lastMark || (committed - end.end) % fsize !== 0 || committed - end.end > MAX_TAIL_BYTES) return null;
       tail = this.#read(end.end, committed - end.end);
       if (tail.length !== committed - end.end) return null;
@@ -156,7 +148,6 @@ export class WalGuard {
       // Frames the checkpoint moved past what we checked: another process committed in between.
       const moved = restarted ? r.log : ix.frames;
       if (moved > ix.frames) {
-        const fsize = FRAME_HEADER_BYTES + ix.pageSize;
         const extra = (moved - ix.frames) * fsize;
         // Past the bound: not read here; the follower then falls short of `frames` (a new generation).
         if (tail.length + extra <= MAX_TAIL_BYTES) tail = Buffer.concat([tail, this.#read(committed, extra)]);
@@ -176,7 +167,7 @@ export class WalGuard {
       this.#release();
     } finally {
       closeSync(this.#fd);
-      closeSync(this.#shm);
+      this.#index.close();
       this.#db.close();
     }
   }

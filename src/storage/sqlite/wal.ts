@@ -99,6 +99,39 @@ export interface WalEnd {
   readonly pageSize: number;
 }
 
+/**
+ * The WAL index (`-shm`) of a database, read for its header: SQLite's own count of committed
+ * frames and the epoch's salts (wal-format.ts, parseWalIndex). Opened on the first read that finds
+ * it; each read goes into one reused buffer (the guard reads it after every commit).
+ */
+export class WalIndexFile {
+  #file: string;
+  #fd: number | null = null;
+  #buf = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
+
+  constructor(dbFile: string) {
+    this.#file = `${dbFile}-shm`;
+  }
+
+  /** The header now, or null (no index yet, or caught mid-update by a writer). */
+  read(): WalIndex | null {
+    if (this.#fd === null) {
+      try {
+        this.#fd = openSync(this.#file, 'r');
+      } catch {
+        return null;
+      }
+    }
+    const n = readSync(this.#fd, this.#buf, 0, WAL_INDEX_HEADER_BYTES, 0);
+    return n === WAL_INDEX_HEADER_BYTES ? parseWalIndex(this.#buf) : null;
+  }
+
+  close(): void {
+    if (this.#fd !== null) closeSync(this.#fd);
+    this.#fd = null;
+  }
+}
+
 /** Committed frames as read, kept for the shipper: frames `from..to` of `epoch`. */
 interface Captured {
   epoch: number;
@@ -131,27 +164,13 @@ export class WalFollower {
   #marks: { size: number; t: number }[] = [];
   #captured: Captured | null = null;
   #arena = new ReadArena();
-  /** The WAL index (`-shm`), opened once it exists; null before. */
-  #shm: number | null = null;
-  #ixBuf = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
+  #index: WalIndexFile;
 
   constructor(dbFile: string) {
     this.file = dbFile;
     // 'a+': the file may not exist yet (SQLite creates it on the first write); we only read it.
     this.#fd = openSync(`${dbFile}-wal`, 'a+');
-  }
-
-  /** The WAL index header now, or null (no index yet, or caught mid-update). */
-  #index(): WalIndex | null {
-    if (this.#shm === null) {
-      try {
-        this.#shm = openSync(`${this.file}-shm`, 'r');
-      } catch {
-        return null;
-      }
-    }
-    const n = readSync(this.#shm, this.#ixBuf, 0, WAL_INDEX_HEADER_BYTES, 0);
-    return n === WAL_INDEX_HEADER_BYTES ? parseWalIndex(this.#ixBuf) : null;
+    this.#index = new WalIndexFile(dbFile);
   }
 
   get epoch(): number {
@@ -217,7 +236,7 @@ export class WalFollower {
     // earlier epochs, refused by their salts but costly to read every time. The index says where
     // the committed frames of this epoch end; an index of other salts (a restart being written) or
     // caught mid-update: the whole file, checked frame by frame as before.
-    const ix = this.#index();
+    const ix = this.#index.read();
     const limit = ix && ix.salt1 === h.salt1 && ix.salt2 === h.salt2 ? Math.min(size, committedEnd(ix)) : size;
     if (limit - offset < fsize) {
       this.#marks = [];
@@ -327,13 +346,13 @@ export class WalFollower {
 
   /** WAL bytes not yet checkpointed into the database file (to decide when a checkpoint is worth it). */
   walBytes(): number {
-    const ix = this.#index();
+    const ix = this.#index.read();
     if (!ix) return fstatSync(this.#fd).size;
     return Math.max(0, ix.frames - ix.backfilled) * (FRAME_HEADER_BYTES + ix.pageSize);
   }
 
   close(): void {
     closeSync(this.#fd);
-    if (this.#shm !== null) closeSync(this.#shm);
+    this.#index.close();
   }
 }
