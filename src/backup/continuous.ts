@@ -36,6 +36,13 @@ const CHECKPOINT_BYTES = 4 * 1024 * 1024;
  * writes leaves between two checkpoints here (~15 MB at 17,000 creates/s), so it is rarely cut.
  */
 const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
+/**
+ * Backfill passes on the worker thread before our checkpoint (#backfill): another while the
+ * writes that came during one left more than RESTART_COPY_BYTES to copy, which the checkpoint
+ * would copy and sync on the event loop.
+ */
+const BACKFILL_PASSES = 3;
+const RESTART_COPY_BYTES = 256 * 1024;
 const MAX_BACKOFF_MS = 10_000;
 const PRUNE_EVERY_MS = 3_600_000;
 
@@ -200,7 +207,7 @@ export class ContinuousBackup {
 
   /**
    * Checkpoints when every committed frame is copied (by the worker, or the tail here) and the
-   * copy in memory is bounded. The worker copies first; then, in the same queue slot and in one
+   * copy in memory is bounded. The worker copies, then backfills; then, in the same queue slot and in one
    * synchronous step, WalGuard.checkpoint checks the WAL against where the worker stopped,
    * checkpoints, and the tail goes to the worker before any other request (wal-guard.ts).
    */
@@ -209,12 +216,36 @@ export class ContinuousBackup {
       if (this.#copying || this.#worker.dead) return;
       const s = this.#answered(await this.#worker.request('copy', { marks: this.#marks(), at: Date.now() }));
       if (this.#copying || s.lost || s.pendingBytes > MAX_PENDING_BYTES) return;
+      // After the copy, so that what the RESTART still copies and syncs on this thread is only
+      // what was written since the last pass; the writes during the passes go with the tail.
+      await this.#backfill();
+      if (this.#copying) return;
       const r = this.#guard.checkpoint(s.end);
       if (!r) return;
       const tail = new Uint8Array(r.tail.buffer, r.tail.byteOffset, r.tail.byteLength);
       if (r.marks.times.length > 0) this.#inFlight ??= r.marks.times[0];
       await this.#worker.request('tail', { tail, marks: r.marks, frames: r.frames }, [r.marks.sizes.buffer as ArrayBuffer, r.marks.times.buffer as ArrayBuffer]);
     });
+  }
+
+  /**
+   * The bulk of a checkpoint off the event loop (wal-backfill.ts): the guard's read moves to the
+   * WAL's end and the worker copies every frame through it into the database file, again while
+   * the writes meanwhile left much to copy; the checkpoint then copies only the rest. Runs in the
+   * checkpoint's queue slot (no other backfill, no snapshot's `position` in between) and never
+   * while a snapshot reads the file: the guard's read stays at or below the snapshot's position.
+   * A failure here is not the destination's: logged, and the checkpoint copies everything itself.
+   */
+  async #backfill(): Promise<void> {
+    try {
+      for (let pass = 0; pass < BACKFILL_PASSES && !this.#copying; pass++) {
+        this.#guard.advance();
+        const b = await this.#worker.request('backfill', {});
+        if (b.remainingBytes <= RESTART_COPY_BYTES) return;
+      }
+    } catch (err) {
+      this.#log.warn({ err: scrub(err) }, 'backup: backfill on the worker thread failed; the checkpoint copies the WAL itself');
+    }
   }
 
   /** A snapshot now; a call while one runs joins it. */

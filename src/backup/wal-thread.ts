@@ -7,10 +7,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openDestination } from './open.js';
 import type { ToShipper } from './wal-worker.js';
 import { WalShipper } from './wal-shipper.js';
+import { WalBackfill } from '../storage/sqlite/wal-backfill.js';
 
 const port = parentPort!;
 const { file, url } = workerData as { file: string; url: string };
 
+/** Opened on the first backfill: a connection of this thread's own (wal-backfill.ts). */
+const backfill = new WalBackfill(file);
 let chain: Promise<WalShipper> = openDestination(url).then((dest) => new WalShipper(dest, file));
 chain.catch(() => undefined); // reported to each request below
 
@@ -26,7 +29,10 @@ async function handle(s: WalShipper, m: ToShipper): Promise<unknown> {
       return s.position(m.marks);
     case 'tail':
       return s.appendTail(Buffer.from(m.tail.buffer, m.tail.byteOffset, m.tail.byteLength), m.marks, m.frames);
+    case 'backfill':
+      return backfill.run();
     case 'close':
+      backfill.close();
       return s.close();
   }
 }

@@ -5,6 +5,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { WalPosition } from '../storage/sqlite/wal.js';
+import type { BackfillResult } from '../storage/sqlite/wal-backfill.js';
 import type { ShipperState } from './wal-shipper.js';
 
 export interface Marks {
@@ -19,6 +20,7 @@ export type ToShipper =
   | { id: number; op: 'copy'; marks: Marks; at: number }
   | { id: number; op: 'position'; marks: Marks }
   | { id: number; op: 'tail'; tail: Uint8Array; marks: Marks; frames: number }
+  | { id: number; op: 'backfill' }
   | { id: number; op: 'close' };
 
 type Op = ToShipper extends infer T ? (T extends { op: infer O } ? O : never) : never;
@@ -29,6 +31,7 @@ interface Answers {
   copy: ShipperState;
   position: WalPosition;
   tail: void;
+  backfill: BackfillResult;
   close: void;
 }
 

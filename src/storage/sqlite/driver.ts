@@ -211,7 +211,7 @@ export class SqliteDriver implements Driver {
 
   /**
    * Called synchronously after every commit of this connection, before any answer goes out:
-   * continuous backup (src/backup/) notes the WAL's size and the time here (one fstat), so each
+   * continuous backup (src/backup/) notes the WAL's committed end and the time here (one read of the WAL index), so each
    * commit carries its commit time; the frames are read later on the backup's worker thread.
    */
   onCommitted(fn: (() => void) | undefined): void {

@@ -7,7 +7,9 @@
  * - a **mark** after every commit of this process: where the WAL's committed frames end (from the
  *   WAL index, one read) and the time, kept in two arrays and handed to the follower in batches
  *   (once per sync, not a message per commit);
- * - **our checkpoint** (RESTART), synchronous, between two writes of this process.
+ * - **our checkpoint** (RESTART), synchronous, between two writes of this process; the frames'
+ *   copy into the database file (backfill) mostly done before it on the worker thread, after
+ *   `advance` moved the read transaction forward (wal-backfill.ts).
  *
  * Why the checkpoint is safe although the follower runs elsewhere: the follower reports where it
  * stopped reading (`WalEnd`: a byte offset just past its last committed frame, and the epoch's
@@ -81,6 +83,19 @@ export class WalGuard {
   #release(): void {
     if (this.#holding) this.#db.exec('COMMIT');
     this.#holding = false;
+  }
+
+  /**
+   * Moves the read transaction to the WAL's current end, so a backfill (WalBackfill, on the
+   * worker thread) may copy every frame committed so far into the database file. The read still
+   * holds the WAL from starting over: the frames stay there for the follower. Call it only while
+   * no backfill of ours runs and no snapshot reads the file (the caller's queue sees to it): a
+   * backfill racing this instant could copy every frame, and a read begun on a fully copied WAL
+   * no longer holds it (the next write would start it over, under the follower).
+   */
+  advance(): void {
+    this.#release();
+    this.#hold();
   }
 
   /**

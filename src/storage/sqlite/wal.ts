@@ -344,11 +344,15 @@ export class WalFollower {
     return this.#live ? { epoch: this.#epoch, frame: this.#frames } : { epoch: this.#epoch + 1, frame: 0 };
   }
 
-  /** WAL bytes not yet checkpointed into the database file (to decide when a checkpoint is worth it). */
+  /**
+   * WAL bytes in use since it last started over (to decide when a checkpoint is worth it). Not only
+   * the frames left to copy into the database file: the backfill on the worker thread copies most
+   * of them ahead of our checkpoint, but only the checkpoint lets the writer reuse the WAL.
+   */
   walBytes(): number {
     const ix = this.#index.read();
     if (!ix) return fstatSync(this.#fd).size;
-    return Math.max(0, ix.frames - ix.backfilled) * (FRAME_HEADER_BYTES + ix.pageSize);
+    return ix.frames * (FRAME_HEADER_BYTES + ix.pageSize);
   }
 
   close(): void {
