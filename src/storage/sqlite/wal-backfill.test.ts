@@ -3,32 +3,20 @@
  * SQLite file: it copies frames only through the guard's read, the WAL keeps every frame for the
  * follower (no start-over under it), and the checkpoint after it restores exactly the source.
  */
-import Database from 'better-sqlite3';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WalFollower } from './wal.js';
 import { WalBackfill } from './wal-backfill.js';
 import { WalGuard } from './wal-guard.js';
 import { parseWalIndex } from './wal-format.js';
-import { applyWal, finishDatabase } from './wal-restore.js';
+import { restoredRows, walDatabases } from './wal-fixtures.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
+const database = walDatabases();
 function fresh() {
-  const dir = mkdtempSync(join(tmpdir(), 'tb-backfill-'));
-  dirs.push(dir);
-  const file = join(dir, 'db.sqlite');
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('wal_autocheckpoint = 0');
-  db.exec('CREATE TABLE t (x TEXT)');
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  return { dir, file, db, insert: db.prepare('INSERT INTO t VALUES (?)') };
+  const d = database();
+  d.db.pragma('wal_checkpoint(TRUNCATE)');
+  return { ...d, insert: d.db.prepare('INSERT INTO t VALUES (?)') };
 }
 
 const index = (file: string) => parseWalIndex(readFileSync(`${file}-shm`))!;
@@ -67,13 +55,7 @@ describe('WalBackfill', () => {
     f.close();
     g.close();
     b.close();
-    const restored = join(dir, 'restored.sqlite');
-    writeFileSync(restored, readFileSync(base));
-    applyWal(restored, header, frames);
-    finishDatabase(restored);
-    const rd = new Database(restored, { readonly: true });
-    expect(rd.prepare('SELECT x FROM t ORDER BY rowid').all()).toEqual(source);
-    rd.close();
+    expect(restoredRows(dir, base, [{ header, frames }])).toEqual(source);
   });
 
   it('copies nothing while the guard reads a WAL that was fully copied when its read began (why the guard advances first)', () => {

@@ -4,44 +4,16 @@
  * writer's thread (WalGuard) and the follower (which runs on the backup's worker thread).
  */
 import Database from 'better-sqlite3';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WalFollower } from './wal.js';
 import { WalGuard } from './wal-guard.js';
 import { parseWalHeader, parseWalIndex, scanFrames, walChecksum, WAL_HEADER_BYTES } from './wal-format.js';
 import { applyWal, finishDatabase } from './wal-restore.js';
+import { restoredRows, walDatabases } from './wal-fixtures.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function fresh() {
-  const dir = mkdtempSync(join(tmpdir(), 'tb-wal-'));
-  dirs.push(dir);
-  const file = join(dir, 'db.sqlite');
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('wal_autocheckpoint = 0');
-  db.exec('CREATE TABLE t (x TEXT)');
-  return { dir, file, db };
-}
-
-/** The rows of `t` a restore gives: `epochs` (header and frames, in order) replayed over a copy of `base`. */
-function restoredRows(dir: string, base: string, epochs: { header: Buffer; frames: Buffer }[]): unknown[] {
-  const restored = join(dir, 'restored.sqlite');
-  writeFileSync(restored, readFileSync(base));
-  for (const e of epochs) applyWal(restored, e.header, e.frames);
-  finishDatabase(restored);
-  const r = new Database(restored, { readonly: true });
-  try {
-    return r.prepare('SELECT x FROM t ORDER BY rowid').all();
-  } finally {
-    r.close();
-  }
-}
+const fresh = walDatabases();
 
 describe('WalFollower', () => {
   it('finds each commit, dates it by its note, and its frames restore the database', async () => {
