@@ -67,7 +67,7 @@ const shipped = process.env.NOBACKUP
 // kernel's writeback threads, anyone else's work) per create: what the throughput ratio feels.
 const per = (s: number) => ((s * 1e6) / r.total).toFixed(0);
 console.log(
-  `rps ${r.rps.toFixed(0)} cpu µs/create ${per(cpuSeconds(proc.pid) - c0)} (${kinds.join(', ')}) workers ${per(w1 - w0)} machine ${per(m1.busy - m0.busy)} (system ${per(m1.system - m0.system)}) non2xx ${r.non2xx}${shipped}`,
+  `rps ${r.rps.toFixed(0)} p99/p99.9/max ms ${r.p99}/${r.p999}/${r.max} cpu µs/create ${per(cpuSeconds(proc.pid) - c0)} (${kinds.join(', ')}) workers ${per(w1 - w0)} machine ${per(m1.busy - m0.busy)} (system ${per(m1.system - m0.system)}) non2xx ${r.non2xx}${shipped}`,
 );
 proc.kill('SIGTERM');
 

@@ -93,6 +93,9 @@ export interface Load {
   rps: number;
   /** p99 latency of the 2xx answers, ms to 0.01 (autocannon's own histogram keeps whole ms, too coarse where a p99 is 1–2 ms). */
   p99: number;
+  /** p99.9 and the slowest 2xx answer, ms (where a stall of the event loop shows: a checkpoint, a GC). */
+  p999?: number;
+  max?: number;
   non2xx: number;
   /** Requests completed. */
   total: number;
@@ -107,8 +110,15 @@ export async function load(opts: autocannon.Options): Promise<Load> {
     if (status >= 200 && status < 300) times.push(ms);
   });
   const r = await run;
-  const p99 = times.length ? Math.round(percentileOf(times, 99) * 100) / 100 : r.latency.p99;
-  return { rps: r.requests.average, p99, non2xx: r.non2xx + r.errors, total: r.requests.total };
+  const ms = (p: number, fallback: number) => (times.length ? Math.round(percentileOf(times, p) * 100) / 100 : fallback);
+  return {
+    rps: r.requests.average,
+    p99: ms(99, r.latency.p99),
+    p999: ms(99.9, r.latency.p99_9),
+    max: ms(100, r.latency.max),
+    non2xx: r.non2xx + r.errors,
+    total: r.requests.total,
+  };
 }
 
 export function row(name: string, base: Load, ours: Load): string {
