@@ -6,12 +6,13 @@
  * the tick retries with backoff (at most 10 s) and counts failures for /dashboard/metrics and /health.
  *
  * Threads: reading, checking, hashing and uploading the WAL run on a worker thread (WalShipper,
- * wal-thread.ts), so they do not cost the event loop that serves requests and runs the writer.
+ * wal-thread.ts), so they do not cost the event loop that serves requests and runs the writer;
+ * so does a snapshot's upload, beside the shipping (snapshotNow).
  * This thread keeps what must be here: a mark per commit (one read of the WAL index, WalGuard.noteCommit, handed
  * over in batches), the read transaction that holds back checkpoints, and our checkpoint, which
  * must fall between two writes of this process (wal-guard.ts says why it loses no frame). Every
- * exchange with the worker goes through one queue (#exclusive), so the worker never reads the WAL
- * between the state a checkpoint relies on and the tail it is handed.
+ * exchange with the worker but a snapshot's upload goes through one queue (#exclusive), so the
+ * worker never reads the WAL between the state a checkpoint relies on and the tail it is handed.
  */
 import { Cron } from 'croner';
 import type { Logger } from '../core/logger.js';
@@ -23,7 +24,7 @@ import type { Destination } from './destination.js';
 import { FORMAT, FORMAT_KEY, keys, newBackupId, sealManifest } from './layout.js';
 import { PhotoShipper, photosAt } from './photos.js';
 import { prune } from './retention.js';
-import { infoOf, uploadSnapshot, type SnapshotInfo } from './snapshot.js';
+import { infoOf, type SnapshotInfo } from './snapshot.js';
 import { MAX_PENDING_BYTES, type ShipperState } from './wal-shipper.js';
 import { WalWorker } from './wal-worker.js';
 import type { BackupSettings, BackupStatus } from '../core/backup-settings.js';
@@ -238,8 +239,9 @@ export class ContinuousBackup {
         // the next sync left the newest snapshot unrestorable ("… is missing (WAL frames 1..2 of
         // epoch 14)", bench/backup.ts's SIGKILLed servers, about one run in six).
         await this.#exclusive(async () => this.#answered(await this.#worker.request('ship', { marks: this.#marks(), at: Date.now() })));
-        const takenAtMs = Date.now();
-        const m = await uploadSnapshot(this.dest, { generation, file: this.#driver.file, takenAtMs, database: 'sqlite', position });
+        // The upload (read, sha256, write; manifest last) runs on the worker thread, beside its
+        // syncs rather than queued with them (#exclusive): sent only now, after both answers above.
+        const m = await this.#worker.request('snapshot', { generation, takenAtMs: Date.now(), position });
         return infoOf(m);
       } finally {
         this.#copying = false;

@@ -1,10 +1,12 @@
 /**
  * The main thread's handle on the backup's worker thread (wal-thread.ts): requests answered by id.
+ * A worker that dies fails every request waiting for it (a snapshot's upload included) at once.
  * The worker runs TypeScript in a checkout (through tsx, which a worker thread does not inherit:
  * it is registered there first) and the compiled JavaScript in the installed package (dist/).
  */
 import { Worker } from 'node:worker_threads';
 import type { WalPosition } from '../storage/sqlite/wal.js';
+import type { SnapshotManifest } from './layout.js';
 import type { ShipperState } from './wal-shipper.js';
 
 export interface Marks {
@@ -19,6 +21,8 @@ export type ToShipper =
   | { id: number; op: 'copy'; marks: Marks; at: number }
   | { id: number; op: 'position'; marks: Marks }
   | { id: number; op: 'tail'; tail: Uint8Array; marks: Marks; frames: number }
+  /** Uploads the database file as a snapshot from `position` (answered before it is sent): runs beside the others. */
+  | { id: number; op: 'snapshot'; generation: string; takenAtMs: number; position: WalPosition }
   | { id: number; op: 'close' };
 
 type Op = ToShipper extends infer T ? (T extends { op: infer O } ? O : never) : never;
@@ -29,6 +33,7 @@ interface Answers {
   copy: ShipperState;
   position: WalPosition;
   tail: void;
+  snapshot: SnapshotManifest;
   close: void;
 }
 
