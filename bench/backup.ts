@@ -176,7 +176,8 @@ async function main() {
   // 4. restore time per GB.
   const target = join(work, 'restored');
   const r0 = Date.now();
-  execFileSync(process.execPath, [BIN, 'restore', '--from', url, '--data', target], { stdio: 'ignore' });
+  // stderr kept: a failed restore's error then carries its one-line message ("backup damaged: …").
+  execFileSync(process.execPath, [BIN, 'restore', '--from', url, '--data', target], { stdio: ['ignore', 'ignore', 'pipe'] });
   const restoreS = (Date.now() - r0) / 1000;
   const restoredMb = dbBytes(target) / 1024 / 1024;
 

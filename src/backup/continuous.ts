@@ -6,12 +6,13 @@
  * the tick retries with backoff (at most 10 s) and counts failures for /dashboard/metrics and /health.
  *
  * Threads: reading, checking, hashing and uploading the WAL run on a worker thread (WalShipper,
- * wal-thread.ts), so they do not cost the event loop that serves requests and runs the writer.
+ * wal-thread.ts), so they do not cost the event loop that serves requests and runs the writer;
+ * so does a snapshot's upload, beside the shipping (snapshotNow).
  * This thread keeps what must be here: a mark per commit (one read of the WAL index, WalGuard.noteCommit, handed
  * over in batches), the read transaction that holds back checkpoints, and our checkpoint, which
  * must fall between two writes of this process (wal-guard.ts says why it loses no frame). Every
- * exchange with the worker goes through one queue (#exclusive), so the worker never reads the WAL
- * between the state a checkpoint relies on and the tail it is handed.
+ * exchange with the worker but a snapshot's upload goes through one queue (#exclusive), so the
+ * worker never reads the WAL between the state a checkpoint relies on and the tail it is handed.
  */
 import { Cron } from 'croner';
 import type { Logger } from '../core/logger.js';
@@ -23,7 +24,7 @@ import type { Destination } from './destination.js';
 import { FORMAT, FORMAT_KEY, keys, newBackupId, sealManifest } from './layout.js';
 import { PhotoShipper, photosAt } from './photos.js';
 import { prune } from './retention.js';
-import { infoOf, uploadSnapshot, type SnapshotInfo } from './snapshot.js';
+import { infoOf, type SnapshotInfo } from './snapshot.js';
 import { MAX_PENDING_BYTES, type ShipperState } from './wal-shipper.js';
 import { WalWorker } from './wal-worker.js';
 import type { BackupSettings, BackupStatus } from '../core/backup-settings.js';
@@ -64,8 +65,15 @@ export class ContinuousBackup {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #snapshot: Promise<SnapshotInfo> | undefined;
-  #copying = false;
+  /**
+   * Snapshots reading the database file now (no checkpoint of ours meanwhile). A count, not a flag:
+   * a new generation (a lost WAL, a dead worker) starts its snapshot while the old one may still
+   * read, and the first to end must not let a checkpoint under the other.
+   */
+  #copies = 0;
   #snapshotRunning = false;
+  /** Which snapshot is the newest (the one later calls join). */
+  #snapshotSeq = 0;
   #stopped = false;
   #lastSyncAt: number | null = null;
   #failures = 0;
@@ -213,13 +221,13 @@ export class ContinuousBackup {
    */
   #checkpoint(): Promise<void> {
     return this.#exclusive(async () => {
-      if (this.#copying || this.#worker.dead) return;
+      if (this.#copies > 0 || this.#worker.dead) return;
       const s = this.#answered(await this.#worker.request('copy', { marks: this.#marks(), at: Date.now() }));
-      if (this.#copying || s.lost || s.pendingBytes > MAX_PENDING_BYTES) return;
+      if (this.#copies > 0 || s.lost || s.pendingBytes > MAX_PENDING_BYTES) return;
       // After the copy, so that what the RESTART still copies and syncs on this thread is only
       // what was written since the last pass; the writes during the passes go with the tail.
       await this.#backfill();
-      if (this.#copying) return;
+      if (this.#copies > 0) return;
       const r = this.#guard.checkpoint(s.end);
       if (!r) return;
       const tail = new Uint8Array(r.tail.buffer, r.tail.byteOffset, r.tail.byteLength);
@@ -238,7 +246,7 @@ export class ContinuousBackup {
    */
   async #backfill(): Promise<void> {
     try {
-      for (let pass = 0; pass < BACKFILL_PASSES && !this.#copying; pass++) {
+      for (let pass = 0; pass < BACKFILL_PASSES && this.#copies === 0; pass++) {
         this.#guard.advance();
         const b = await this.#worker.request('backfill', {});
         if (b.remainingBytes <= RESTART_COPY_BYTES) return;
@@ -252,15 +260,18 @@ export class ContinuousBackup {
   snapshotNow(): Promise<SnapshotInfo> {
     if (this.#snapshot && this.#snapshotRunning) return this.#snapshot;
     this.#snapshotRunning = true;
+    const seq = ++this.#snapshotSeq;
     const run = (async () => {
+      let reading = false;
       try {
         await this.#ensurePhotos();
         // Checkpoint first (best effort): the snapshot then holds the data itself, and a restore
         // from it replays little WAL.
         await this.#checkpoint().catch(() => undefined);
-        this.#copying = true;
+        this.#copies++;
+        reading = true;
         const generation = this.#generation;
-        // No checkpoint of ours runs while the file is read (#copying), and our read transaction
+        // No checkpoint of ours runs while the file is read (#copies), and our read transaction
         // holds back everyone else's past `position`: replaying from it repairs any page a
         // checkpoint did write meanwhile.
         const position = await this.#exclusive(() => this.#worker.request('position', { marks: this.#marks() }));
@@ -269,12 +280,14 @@ export class ContinuousBackup {
         // the next sync left the newest snapshot unrestorable ("… is missing (WAL frames 1..2 of
         // epoch 14)", bench/backup.ts's SIGKILLed servers, about one run in six).
         await this.#exclusive(async () => this.#answered(await this.#worker.request('ship', { marks: this.#marks(), at: Date.now() })));
-        const takenAtMs = Date.now();
-        const m = await uploadSnapshot(this.dest, { generation, file: this.#driver.file, takenAtMs, database: 'sqlite', position });
+        // The upload (read, sha256, write; manifest last) runs on the worker thread, beside its
+        // syncs rather than queued with them (#exclusive): sent only now, after both answers above.
+        const m = await this.#worker.request('snapshot', { generation, takenAtMs: Date.now(), position });
         return infoOf(m);
       } finally {
-        this.#copying = false;
-        this.#snapshotRunning = false;
+        if (reading) this.#copies--;
+        // A newer snapshot (a new generation's) may run: it is the one later calls join.
+        if (this.#snapshotSeq === seq) this.#snapshotRunning = false;
       }
     })();
     this.#snapshot = run;

@@ -1,11 +1,13 @@
 /**
  * The main thread's handle on the backup's worker thread (wal-thread.ts): requests answered by id.
+ * A worker that dies fails every request waiting for it (a snapshot's upload included) at once.
  * The worker runs TypeScript in a checkout (through tsx, which a worker thread does not inherit:
  * it is registered there first) and the compiled JavaScript in the installed package (dist/).
  */
 import { Worker } from 'node:worker_threads';
 import type { WalPosition } from '../storage/sqlite/wal.js';
 import type { BackfillResult } from '../storage/sqlite/wal-backfill.js';
+import type { SnapshotManifest } from './layout.js';
 import type { ShipperState } from './wal-shipper.js';
 
 export interface Marks {
@@ -21,6 +23,8 @@ export type ToShipper =
   | { id: number; op: 'position'; marks: Marks }
   | { id: number; op: 'tail'; tail: Uint8Array; marks: Marks; frames: number }
   | { id: number; op: 'backfill' }
+  /** Uploads the database file as a snapshot from `position` (answered before it is sent): runs beside the others. */
+  | { id: number; op: 'snapshot'; generation: string; takenAtMs: number; position: WalPosition }
   | { id: number; op: 'close' };
 
 type Op = ToShipper extends infer T ? (T extends { op: infer O } ? O : never) : never;
@@ -32,6 +36,7 @@ interface Answers {
   position: WalPosition;
   tail: void;
   backfill: BackfillResult;
+  snapshot: SnapshotManifest;
   close: void;
 }
 
