@@ -43,7 +43,8 @@ export async function startProcess(args: string[], env: Record<string, string> =
     args.map((a) => a.replace('{port}', String(port))),
     {
       cwd,
-      env: { ...process.env, JWT_SECRET: randomBytes(32).toString('hex'), PASSWORD_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'warn', ...env },
+      // LOG_LEVEL=warn: no request log lines (BENCH_LOG_LEVEL=info measures them, the servers' default).
+      env: { ...process.env, JWT_SECRET: randomBytes(32).toString('hex'), PASSWORD_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -52,6 +53,10 @@ export async function startProcess(args: string[], env: Record<string, string> =
   proc.stderr!.on('data', (d) => (out += d));
   const base = `http://127.0.0.1:${port}`;
   await waitHealthy(base, proc, () => out);
+  // Kept only for a start that fails: with request log lines on, the output is read and dropped.
+  out = '';
+  proc.stdout!.removeAllListeners('data').on('data', () => undefined);
+  proc.stderr!.removeAllListeners('data').on('data', () => undefined);
   return { base, proc, stop: () => proc.kill('SIGKILL') };
 }
 

@@ -13,6 +13,7 @@
  * x64 only: elsewhere, or with BENCH_POCKETBASE=0, its rows say "not measured" and the rest runs.
  * BENCH_PB_PINNED=1 adds PocketBase pinned to one core (`taskset -c 0`) to the same rounds, a
  * per-core comparison; BENCH_PB_LOGS=1 keeps its request log (its default) on.
+ * Tablebase runs at LOG_LEVEL=warn (no request log lines); BENCH_LOG_LEVEL=info measures them on.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -41,6 +42,10 @@ const ONLY = process.env.BENCH_ONLY;
 const TWO_WORKERS = process.env.BENCH_TWO_WORKERS !== '0';
 /** `BENCH_BEFORE=<another checkout>`: its `--workers 1` runs in the same rounds, for a same-run before/after table. */
 const BEFORE = process.env.BENCH_BEFORE;
+/** `BENCH_BEFORE_WORKERS=2`: the BENCH_BEFORE checkout runs `--workers 2`, compared with this one's 2 workers. */
+const BEFORE_WORKERS = process.env.BENCH_BEFORE_WORKERS === '2' ? 2 : 1;
+/** This checkout's server the BENCH_BEFORE one is compared with. */
+const AFTER = BEFORE_WORKERS === 2 ? '2 workers' : '1 worker';
 const SEED = 10_000;
 /** `BENCH_SCENARIOS=create,get`: only those rows (name prefixes). */
 const PICK = process.env.BENCH_SCENARIOS?.split(',').filter(Boolean);
@@ -181,14 +186,14 @@ async function throughput(): Promise<string[]> {
     { name: 'raw', kind: 'raw', s: raw, ids: await seed(raw, true) },
     { name: '1 worker', kind: 'tablebase', s: await tablebase('w1', ['--workers', '1']), ids: [] },
     ...(TWO_WORKERS ? [{ name: '2 workers', kind: 'tablebase' as const, s: await tablebase('w2', ['--workers', '2']), ids: [] }] : []),
-    ...(BEFORE ? [{ name: 'before', kind: 'tablebase' as const, s: await tablebase('before', ['--workers', '1'], {}, BEFORE), ids: [] }] : []),
+    ...(BEFORE ? [{ name: 'before', kind: 'tablebase' as const, s: await tablebase('before', ['--workers', String(BEFORE_WORKERS)], {}, BEFORE), ids: [] }] : []),
   ];
   for (const x of servers.slice(1)) x.ids = await seed(x.s, false);
   if (!PB_MISSING) servers.push(await pocketbase(PB), ...(PB_PINNED ? [await pocketbase(PB1, '0')] : []));
   const picked = PICK ? scenarios.filter((sc) => PICK.some((p) => sc.name.startsWith(p))) : scenarios;
   const compare = [
-    '| scenario c=50 | before req/s | 1 worker req/s | after / before | before / raw | 1 w / raw | before µs CPU/req | 1 w µs CPU/req | raw µs CPU/req |',
-    '|---|---|---|---|---|---|---|---|---|',
+    `| scenario c=50, ${BEFORE_WORKERS} w | before req/s | after req/s | after / before | before / raw | after / raw | before µs CPU/req | after µs CPU/req | raw µs CPU/req | before primary µs CPU/req | after primary µs CPU/req |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const lines = [
     '| scenario c=50 | raw req/s | 1 worker req/s | 2 workers req/s | 2 w / 1 w (target ≥ 1.5×) | 1 w / raw | raw µs CPU/req | 1 w µs CPU/req | 2 w µs CPU/req | 1 w CPU / raw CPU | wrk µs CPU/req | 2 w / 1 w ceiling here |',
@@ -203,17 +208,20 @@ async function throughput(): Promise<string[]> {
   ];
   const mark = (v: number, target: number) => `**${v.toFixed(2)}×** ${v >= target ? '✓' : '✗'}`;
   for (const sc of picked) {
-    const got = new Map<string, { rps: number; cpu: number; wrk: number }[]>(servers.map((x) => [x.name, []]));
+    // primary: the CPU of the process the bench started alone (a primary of workers; the whole of the others).
+    const got = new Map<string, { rps: number; cpu: number; wrk: number; primary: number }[]>(servers.map((x) => [x.name, []]));
     if (WARMUP > 0) for (const x of servers) await wrk(x.s.base, sc.paths(x), 50, sc.post?.(x), WARMUP);
     for (let r = 0; r < ROUNDS; r++) {
       for (let i = 0; i < servers.length; i++) {
         const x = servers[(i + r) % servers.length]!;
         const before = treeCpu(x.s.proc.pid!);
+        const primaryBefore = cpuSeconds(x.s.proc.pid);
         const w = await wrk(x.s.base, sc.paths(x), 50, sc.post?.(x));
-        got.get(x.name)!.push({ rps: w.rps, cpu: ((treeCpu(x.s.proc.pid!) - before) * 1e6) / Math.max(1, w.total), wrk: w.cpu });
+        const per = (s: number) => (s * 1e6) / Math.max(1, w.total);
+        got.get(x.name)!.push({ rps: w.rps, cpu: per(treeCpu(x.s.proc.pid!) - before), wrk: w.cpu, primary: per(cpuSeconds(x.s.proc.pid) - primaryBefore) });
       }
     }
-    const m = (n: string, k: 'rps' | 'cpu' | 'wrk') => (got.has(n) ? median(got.get(n)!.map((v) => v[k])) : NaN);
+    const m = (n: string, k: 'rps' | 'cpu' | 'wrk' | 'primary') => (got.has(n) ? median(got.get(n)!.map((v) => v[k])) : NaN);
     /** Median of the per-round ratios a / b (of req/s, or of CPU per request). */
     const ratio = (a: string, b: string, k: 'rps' | 'cpu' = 'rps') => (got.has(a) && got.has(b) ? median(got.get(a)!.map((v, i) => v[k] / got.get(b)![i]![k])) : NaN);
     lines.push(
@@ -227,7 +235,7 @@ async function throughput(): Promise<string[]> {
     }
     if (BEFORE)
       compare.push(
-        `| ${sc.name} | ${m('before', 'rps').toFixed(0)} | ${m('1 worker', 'rps').toFixed(0)} | **${ratio('1 worker', 'before').toFixed(2)}×** | ${ratio('before', 'raw').toFixed(2)}× | ${ratio('1 worker', 'raw').toFixed(2)}× | ${m('before', 'cpu').toFixed(0)} | ${m('1 worker', 'cpu').toFixed(0)} | ${m('raw', 'cpu').toFixed(0)} |`,
+        `| ${sc.name} | ${m('before', 'rps').toFixed(0)} | ${m(AFTER, 'rps').toFixed(0)} | **${ratio(AFTER, 'before').toFixed(2)}×** | ${ratio('before', 'raw').toFixed(2)}× | ${ratio(AFTER, 'raw').toFixed(2)}× | ${m('before', 'cpu').toFixed(0)} | ${m(AFTER, 'cpu').toFixed(0)} | ${m('raw', 'cpu').toFixed(0)} | ${m('before', 'primary').toFixed(1)} | ${m(AFTER, 'primary').toFixed(1)} |`,
       );
   }
   const pbTitle = `Against ${PB} 0.22.20 (every core${PB_PINNED ? `; "${PB1}": taskset -c 0` : ''}; request log ${PB_LOGS ? 'on, its default' : 'off'}), same rounds:`;

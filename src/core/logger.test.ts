@@ -47,6 +47,15 @@ describe('request lines', () => {
     expect(warn).toMatch(/WARN: something odd \{"what":"x"\}$/);
   });
 
+  it('are the same line the redacting logger writes (written without redaction: none of their keys is redacted)', () => {
+    const c = capture('json');
+    logRequest(c.log, line);
+    c.log.info({ ...line, ms: 3.1 }, 'request');
+    const [fast, redacting] = c.text().trim().split('\n');
+    expect(JSON.parse(fast!)).toEqual({ ...JSON.parse(redacting!), time: JSON.parse(fast!).time });
+    expect(Object.keys(JSON.parse(fast!))).toEqual(Object.keys(JSON.parse(redacting!)));
+  });
+
   it('never print a redacted field, in either format', () => {
     for (const format of ['json', 'pretty'] as const) {
       const c = capture(format);

@@ -51,6 +51,12 @@ export interface ServerDeps {
   readonly forward?: { readonly when: (route: DeclaredRoute) => boolean; readonly to: Forwarder };
   /** The primary: runs before a server-wide route (metrics, logs), so every worker's records are in. */
   readonly gather?: () => Promise<void>;
+  /**
+   * False on the primary of `serve --workers`: every request it answers was forwarded by a worker,
+   * which writes that request's log line (it holds the client and times it end to end), so the one
+   * writer spends no CPU on it (docs/scaling.md). Metrics and the dashboard still count it here, once.
+   */
+  readonly logsRequests?: boolean;
 }
 
 /** What the composition root uses of the server, whichever protocol it speaks. */
@@ -79,6 +85,7 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
   let route = 'unmatched';
   let ip = '';
   let aborted = false;
+  /** Counted here (metrics, dashboard, log line), or only logged: the primary counts a forwarded request. */
   let counted = true;
   try {
     if (applyCors(app.corsOrigins, req, res)) return;
@@ -87,7 +94,7 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
     route = m.route.label;
     ip = app.clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined);
     if (app.forward !== undefined && app.forward.when(m.route)) {
-      counted = false; // the primary counts it, once
+      counted = false; // the primary counts it, once; its log line is written here (below)
       return await app.forward.to(req, res, ip, requestId, m.route);
     }
     if (m.route.serverWide && app.gather) await app.gather();
@@ -111,6 +118,8 @@ async function handle(app: ServerDeps, req: IncomingMessage, res: ServerResponse
     sendError(res, e, bodyPending(req) ? drainRest(req) : undefined);
   } finally {
     if (counted) record(app, req, path, route, res.statusCode, performance.now() - start, requestId, ip, aborted || (!res.writableFinished && !res.headersSent && clientGone(req, res)));
+    // Forwarded: the status the client was sent (the primary's, or this worker's 503 when the primary is not answering).
+    else logRequest(app.log, { method: req.method ?? 'GET', path, route, status: res.statusCode, ms: performance.now() - start, requestId });
   }
 }
 
@@ -123,7 +132,7 @@ function record(app: ServerDeps, req: IncomingMessage, path: string, route: stri
   if (aborted) app.metrics.recordAborted(route);
   else app.metrics.record(route, status, ms);
   app.observe?.(req.method ?? 'GET', route, status, ms, requestId, ip);
-  logRequest(app.log, { method: req.method ?? 'GET', path, route, status, ms, requestId });
+  if (app.logsRequests !== false) logRequest(app.log, { method: req.method ?? 'GET', path, route, status, ms, requestId });
 }
 
 /** The client is gone: its socket closed, or it aborted the request before its body ended. */

@@ -380,7 +380,13 @@ function serverRole(proc: ProcessRole, config: AppConfig, dialect: Dialect, reco
   if (proc.role === 'single') return { clientIp, observe };
   if (proc.role === 'primary') {
     // Only workers reach the private socket, and each sends the client's address as the one entry.
-    return { clientIp: (_socket: string, forwardedFor: string | undefined) => forwardedFor ?? '127.0.0.1', observe, gather: async () => gathered(await (cluster as Hub).gather()) };
+    // Each request's log line is the worker's (src/http/server.ts, logsRequests); it is counted here.
+    return {
+      clientIp: (_socket: string, forwardedFor: string | undefined) => forwardedFor ?? '127.0.0.1',
+      observe,
+      gather: async () => gathered(await (cluster as Hub).gather()),
+      logsRequests: false,
+    };
   }
   // A database one process writes (SQLite): every write goes to the primary's writer.
   const oneWriter = !dialect.sharedByNodes;
