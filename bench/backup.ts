@@ -108,6 +108,10 @@ async function main() {
   // CPU per create (server process, every thread): steadier than req/s on a shared machine.
   const cpuPerCreate: { without: number[]; with: number[] } = { without: [], with: [] };
   const measured = async (server: Started, into: number[]): Promise<Load> => {
+    // Both sides start from written-back page caches: the server with shipping has just written
+    // its start-up snapshot (~250 MB) to the destination, the other a copied data folder, and the
+    // kernel's writeback of either would otherwise fall in the load it measures.
+    execFileSync('sync');
     await createLoad(server.base, 2);
     const c0 = cpuSeconds(server.proc.pid);
     const r = await createLoad(server.base, SECONDS);

@@ -6,25 +6,7 @@
 # machine-wide: run nothing else). Under the bench lock: flock /tmp/bench.lock bench/get-syscalls.sh w1 4
 # usage: get-syscalls.sh <raw|w1|w2> [seconds]
 KIND=$1; SECS=${2:-5}
-CO=$(cd "$(dirname "$0")/.." && pwd)
-PORT=$((20000 + RANDOM % 20000))
-DATA=$(mktemp -d /tmp/tb-sys-XXXX)
-cd $CO
-export JWT_SECRET=$(head -c32 /dev/urandom | xxd -p -c64) PASSWORD_SECRET=$(head -c32 /dev/urandom | xxd -p -c64) LOG_LEVEL=warn TABLEBASE_RUN=dist
-if [ $KIND = raw ]; then
-  node --import tsx bench/raw-server.ts $DATA/raw.sqlite $PORT >/dev/null 2>&1 & PID=$!
-else
-  W=${KIND#w}
-  node bin/tablebase.mjs serve --project examples/bench --data $DATA --host 127.0.0.1 --port $PORT --workers $W >/dev/null 2>&1 & PID=$!
-fi
-for i in $(seq 150); do curl -sf http://127.0.0.1:$PORT/health >/dev/null && break; sleep 0.2; done
-ID=$(curl -s -XPOST -H 'content-type: application/json' -d '{"table":"items","object":{"title":"x","n":1}}' http://127.0.0.1:$PORT/db | sed 's/.*"id":"\([^"]*\)".*/\1/')
-URL="http://127.0.0.1:$PORT/db?body=%7B%22table%22%3A%22items%22%2C%22where%22%3A%7B%22id%22%3A%7B%22eq%22%3A%22$ID%22%7D%7D%7D"
-curl -si "$URL" > /dev/null
-wrk -t1 -c50 -d2s "$URL" >/dev/null
-# the processes that serve HTTP: raw / single process: PID; w2: the workers
-if [ $KIND = w2 ]; then SRV=$(ps -o pid= --ppid $PID | tr -d ' ' | tr '\n' ' '); else SRV=$PID; fi
-PIDS=$(echo $SRV | tr ' ' ',')
+source "$(dirname "$0")/get-server.sh"
 nstat -n
 perf stat -x, -e raw_syscalls:sys_enter,context-switches,syscalls:sys_enter_read,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_epoll_pwait,syscalls:sys_enter_epoll_ctl,syscalls:sys_enter_futex,syscalls:sys_enter_getrusage,syscalls:sys_enter_clock_gettime,syscalls:sys_enter_pread64,syscalls:sys_enter_fcntl,syscalls:sys_enter_recvfrom,syscalls:sys_enter_sendto,syscalls:sys_enter_newfstat,syscalls:sys_enter_newfstatat,syscalls:sys_enter_statx,syscalls:sys_enter_pwrite64,syscalls:sys_enter_ioctl,syscalls:sys_enter_mmap,syscalls:sys_enter_munmap,syscalls:sys_enter_madvise,syscalls:sys_enter_mprotect -p $PIDS -o $DATA.srv -- sleep $SECS &
 PERF=$!
@@ -37,5 +19,3 @@ per() { awk -F, -v n=$N -v e=$1 '$3==e {printf "%.2f", $1/n}' $2; }
 seg() { echo "$NS" | awk -v n=$N -v k=$1 '$1==k {printf "%.2f", $2/n}'; }
 awk -F, -v n=$N '$1+0>0 {printf "  srv %s %.3f/req\n", $3, $1/n}' $DATA.srv
 echo "$KIND get: rps=$RPS n=$N | server syscalls/req=$(per raw_syscalls:sys_enter $DATA.srv) cs/req=$(per context-switches $DATA.srv) | wrk syscalls/req=$(per raw_syscalls:sys_enter $DATA.wrk) cs/req=$(per context-switches $DATA.wrk) | TcpOutSegs/req=$(seg TcpOutSegs) TcpInSegs/req=$(seg TcpInSegs)"
-kill $PID; wait $PID 2>/dev/null
-rm -rf $DATA $DATA.srv $DATA.wrk
