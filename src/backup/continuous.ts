@@ -71,9 +71,8 @@ export class ContinuousBackup {
    * read, and the first to end must not let a checkpoint under the other.
    */
   #copies = 0;
-  #snapshotRunning = false;
-  /** Which snapshot is the newest (the one later calls join). */
-  #snapshotSeq = 0;
+  /** The newest snapshot while it runs (the one later calls join); an older one may still run. */
+  #snapshotRunning: Promise<SnapshotInfo> | undefined;
   #stopped = false;
   #lastSyncAt: number | null = null;
   #failures = 0;
@@ -139,7 +138,8 @@ export class ContinuousBackup {
     const started = this.#exclusive(() => this.#worker.request('generation', { gen, marks: this.#marks() })).catch((err: unknown) => {
       this.#log.warn({ err: scrub(err) }, 'backup: the worker thread did not start; retrying on the next tick');
     });
-    this.#snapshot = undefined;
+    // Its own snapshot, not a join of one the old generation may still run.
+    this.#snapshot = this.#snapshotRunning = undefined;
     void this.snapshotNow().catch((err) => this.#log.warn({ err: scrub(err) }, 'backup: first snapshot failed; retrying on the next tick'));
     return started;
   }
@@ -258,9 +258,7 @@ export class ContinuousBackup {
 
   /** A snapshot now; a call while one runs joins it. */
   snapshotNow(): Promise<SnapshotInfo> {
-    if (this.#snapshot && this.#snapshotRunning) return this.#snapshot;
-    this.#snapshotRunning = true;
-    const seq = ++this.#snapshotSeq;
+    if (this.#snapshotRunning) return this.#snapshotRunning;
     const run = (async () => {
       let reading = false;
       try {
@@ -286,12 +284,15 @@ export class ContinuousBackup {
         return infoOf(m);
       } finally {
         if (reading) this.#copies--;
-        // A newer snapshot (a new generation's) may run: it is the one later calls join.
-        if (this.#snapshotSeq === seq) this.#snapshotRunning = false;
       }
     })();
     this.#snapshot = run;
-    run.catch(() => {
+    this.#snapshotRunning = run;
+    const ended = () => {
+      if (this.#snapshotRunning === run) this.#snapshotRunning = undefined;
+    };
+    run.then(ended, () => {
+      ended();
       if (this.#snapshot === run) this.#snapshot = undefined;
     });
     return run;
