@@ -4,6 +4,9 @@
  *    CPU than autocannon): `--workers 2` against `--workers 1` against the raw node:http +
  *    better-sqlite3 server and PocketBase 0.22 (bench/pocketbase.ts: the same 10,000 rows, its
  *    defaults, every core, request log off), req/s and CPU per request (the whole process tree);
+ *    and, for the reads, the control for 2 workers / 1 worker: the raw server in 2 node:cluster
+ *    processes against itself in one (what a second process gives the leanest Node server on this
+ *    machine, with wrk on the same cores);
  * 2. cross-worker live delivery: a count stream held by one worker, sequential creates through
  *    another, write sent → frame p50/p99;
  * 3. the CPU a remote change costs a node with many live queries open (PostgreSQL + Redis, two
@@ -130,6 +133,8 @@ interface Server {
   kind: Kind;
   s: Pick<Started, 'base' | 'proc'>;
   ids: string[];
+  /** Left out of the write scenarios (the raw server in 2 processes would be two writers). */
+  readsOnly?: boolean;
 }
 
 async function pocketbase(name: string, pin?: string): Promise<Server> {
@@ -178,17 +183,23 @@ function ceiling(s1: number, s2: number, w: number): number {
 
 const PB = 'PocketBase';
 const PB1 = 'PocketBase 1 core';
+const RAW2 = 'raw 2 processes';
 
 async function throughput(): Promise<string[]> {
   const raw = await startProcess(['--import', 'tsx', 'bench/raw-server.ts', join(data, 'raw.sqlite'), '{port}']);
   procs.push(raw);
+  const rawIds = await seed(raw, true);
+  // The control for 2 workers / 1 worker: the raw server in 2 processes on the same file (reads only).
+  const raw2 = TWO_WORKERS ? await startProcess(['--import', 'tsx', 'bench/raw-server.ts', join(data, 'raw.sqlite'), '{port}'], { RAW_WORKERS: '2' }) : undefined;
+  if (raw2) procs.push(raw2);
   const servers: Server[] = [
-    { name: 'raw', kind: 'raw', s: raw, ids: await seed(raw, true) },
+    { name: 'raw', kind: 'raw', s: raw, ids: rawIds },
+    ...(raw2 ? [{ name: RAW2, kind: 'raw' as const, s: raw2, ids: rawIds, readsOnly: true }] : []),
     { name: '1 worker', kind: 'tablebase', s: await tablebase('w1', ['--workers', '1']), ids: [] },
     ...(TWO_WORKERS ? [{ name: '2 workers', kind: 'tablebase' as const, s: await tablebase('w2', ['--workers', '2']), ids: [] }] : []),
     ...(BEFORE ? [{ name: 'before', kind: 'tablebase' as const, s: await tablebase('before', ['--workers', String(BEFORE_WORKERS)], {}, BEFORE), ids: [] }] : []),
   ];
-  for (const x of servers.slice(1)) x.ids = await seed(x.s, false);
+  for (const x of servers) if (x.kind === 'tablebase') x.ids = await seed(x.s, false);
   if (!PB_MISSING) servers.push(await pocketbase(PB), ...(PB_PINNED ? [await pocketbase(PB1, '0')] : []));
   const picked = PICK ? scenarios.filter((sc) => PICK.some((p) => sc.name.startsWith(p))) : scenarios;
   const compare = [
@@ -206,14 +217,20 @@ async function throughput(): Promise<string[]> {
     `| scenario c=50 | ${PB} req/s | 2 w / ${PB} (target ≥ 4×) | 1 w / ${PB} | ${PB} µs CPU/req | 1 w µs CPU/req | 2 w µs CPU/req | 1 w CPU / ${PB} CPU | 2 w / ${PB} if both had every core |${PB_PINNED ? ` ${PB1} req/s | 1 w / ${PB1} | ${PB1} µs CPU/req |` : ''}`,
     `|---|---|---|---|---|---|---|---|---|${PB_PINNED ? '---|---|---|' : ''}`,
   ];
+  // What the leanest Node server gains from a second process here, with wrk on the same cores.
+  const control = [
+    `| scenario c=50 | raw req/s | ${RAW2} req/s | raw: 2 p / 1 p | Tablebase: 2 w / 1 w | Tablebase's ÷ raw's | µs CPU/req raw 1 p / 2 p | µs CPU/req Tablebase 1 w / 2 w | wrk µs CPU/req raw 2 p / Tablebase 2 w |`,
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
   const mark = (v: number, target: number) => `**${v.toFixed(2)}×** ${v >= target ? '✓' : '✗'}`;
   for (const sc of picked) {
     // primary: the CPU of the process the bench started alone (a primary of workers; the whole of the others).
     const got = new Map<string, { rps: number; cpu: number; wrk: number; primary: number }[]>(servers.map((x) => [x.name, []]));
-    if (WARMUP > 0) for (const x of servers) await wrk(x.s.base, sc.paths(x), 50, sc.post?.(x), WARMUP);
+    const here = servers.filter((x) => !(sc.post && x.readsOnly));
+    if (WARMUP > 0) for (const x of here) await wrk(x.s.base, sc.paths(x), 50, sc.post?.(x), WARMUP);
     for (let r = 0; r < ROUNDS; r++) {
-      for (let i = 0; i < servers.length; i++) {
-        const x = servers[(i + r) % servers.length]!;
+      for (let i = 0; i < here.length; i++) {
+        const x = here[(i + r) % here.length]!;
         const before = treeCpu(x.s.proc.pid!);
         const primaryBefore = cpuSeconds(x.s.proc.pid);
         const w = await wrk(x.s.base, sc.paths(x), 50, sc.post?.(x));
@@ -221,13 +238,20 @@ async function throughput(): Promise<string[]> {
         got.get(x.name)!.push({ rps: w.rps, cpu: per(treeCpu(x.s.proc.pid!) - before), wrk: w.cpu, primary: per(cpuSeconds(x.s.proc.pid) - primaryBefore) });
       }
     }
-    const m = (n: string, k: 'rps' | 'cpu' | 'wrk' | 'primary') => (got.has(n) ? median(got.get(n)!.map((v) => v[k])) : NaN);
+    const m = (n: string, k: 'rps' | 'cpu' | 'wrk' | 'primary') => (got.get(n)?.length ? median(got.get(n)!.map((v) => v[k])) : NaN);
     /** Median of the per-round ratios a / b (of req/s, or of CPU per request). */
-    const ratio = (a: string, b: string, k: 'rps' | 'cpu' = 'rps') => (got.has(a) && got.has(b) ? median(got.get(a)!.map((v, i) => v[k] / got.get(b)![i]![k])) : NaN);
+    const ratio = (a: string, b: string, k: 'rps' | 'cpu' = 'rps') => (got.get(a)?.length && got.get(b)?.length ? median(got.get(a)!.map((v, i) => v[k] / got.get(b)![i]![k])) : NaN);
     lines.push(
       `| ${sc.name} | ${m('raw', 'rps').toFixed(0)} | ${m('1 worker', 'rps').toFixed(0)} | ${TWO_WORKERS ? m('2 workers', 'rps').toFixed(0) : '–'} | ${TWO_WORKERS ? mark(ratio('2 workers', '1 worker'), 1.5) : '–'} | ${ratio('1 worker', 'raw').toFixed(2)}× | ${m('raw', 'cpu').toFixed(0)} | ${m('1 worker', 'cpu').toFixed(0)} | ${TWO_WORKERS ? m('2 workers', 'cpu').toFixed(0) : '–'} | ${ratio('1 worker', 'raw', 'cpu').toFixed(2)}× | ${m('2 workers', 'wrk').toFixed(0)} | ${TWO_WORKERS ? `${ceiling(m('1 worker', 'cpu'), m('2 workers', 'cpu'), m('2 workers', 'wrk')).toFixed(2)}×` : '–'} |`,
     );
     console.log(lines.at(-1));
+    if (TWO_WORKERS && !sc.post) {
+      const ours = ratio('2 workers', '1 worker');
+      const theirs = ratio(RAW2, 'raw');
+      control.push(
+        `| ${sc.name} | ${m('raw', 'rps').toFixed(0)} | ${m(RAW2, 'rps').toFixed(0)} | ${theirs.toFixed(2)}× | ${ours.toFixed(2)}× | ${(ours / theirs).toFixed(2)} | ${m('raw', 'cpu').toFixed(0)} / ${m(RAW2, 'cpu').toFixed(0)} | ${m('1 worker', 'cpu').toFixed(0)} / ${m('2 workers', 'cpu').toFixed(0)} | ${m(RAW2, 'wrk').toFixed(0)} / ${m('2 workers', 'wrk').toFixed(0)} |`,
+      );
+    }
     if (!PB_MISSING) {
       pb.push(
         `| ${sc.name} | ${m(PB, 'rps').toFixed(0)} | ${!TWO_WORKERS ? '–' : sc.vsPocketBase ? mark(ratio('2 workers', PB), sc.vsPocketBase) : `${ratio('2 workers', PB).toFixed(2)}× (no target)`} | ${ratio('1 worker', PB).toFixed(2)}× | ${m(PB, 'cpu').toFixed(0)} | ${m('1 worker', 'cpu').toFixed(0)} | ${TWO_WORKERS ? m('2 workers', 'cpu').toFixed(0) : '–'} | ${ratio('1 worker', PB, 'cpu').toFixed(2)}× | ${TWO_WORKERS ? `${((m(PB, 'cpu') + m(PB, 'wrk')) / (m('2 workers', 'cpu') + m('2 workers', 'wrk'))).toFixed(2)}×` : '–'} |${PB_PINNED ? ` ${m(PB1, 'rps').toFixed(0)} | ${ratio('1 worker', PB1).toFixed(2)}× | ${m(PB1, 'cpu').toFixed(0)} |` : ''}`,
@@ -239,7 +263,13 @@ async function throughput(): Promise<string[]> {
       );
   }
   const pbTitle = `Against ${PB} 0.22.20 (every core${PB_PINNED ? `; "${PB1}": taskset -c 0` : ''}; request log ${PB_LOGS ? 'on, its default' : 'off'}), same rounds:`;
-  return [...lines, ...(PB_MISSING ? [] : ['', pbTitle, '', ...pb]), ...(BEFORE ? ['', `Before (${BEFORE}) and after, same rounds:`, '', ...compare] : [])];
+  const controlTitle = `The control: the raw server in 2 node:cluster processes (bench/raw-server.ts, RAW_WORKERS=2), same rounds:`;
+  return [
+    ...lines,
+    ...(control.length > 2 ? ['', controlTitle, '', ...control] : []),
+    ...(PB_MISSING ? [] : ['', pbTitle, '', ...pb]),
+    ...(BEFORE ? ['', `Before (${BEFORE}) and after, same rounds:`, '', ...compare] : []),
+  ];
 }
 
 /** Opens count streams until one is held by a worker other than `not`; answers it. */
