@@ -1,0 +1,77 @@
+/**
+ * Main-thread instructions per get by id, counted by callgrind: a measure no host's speed or
+ * neighbours move, beside bench/workers.ts's CPU per request (which does move: a get cost one
+ * worker 1.31× the raw server's CPU on one host and 1.62× on another, for the same code).
+ *
+ *   flock /tmp/bench.lock node --import tsx bench/get-instructions.ts <raw|w1>   (needs valgrind)
+ *
+ * The server (the raw node:http + better-sqlite3 one, or `serve --workers 1` from dist/, built
+ * first with `npm run build`) runs under `valgrind --tool=callgrind --separate-threads=yes`; 200
+ * rows are created, 3,000 gets (10 connections) warm it up, the counters are zeroed, and the next
+ * 2,000 gets are counted; the main thread's total is divided by 2,000 (docs/lifecycle.md). Fewer
+ * gave higher, less steady counts (1,500 then 300: 192–196k for one worker; 3,000 then 2,000:
+ * 151–155k): V8 was still compiling the hot paths, and a garbage collection more or less weighs
+ * on a short window.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, ROOT } from './lib.js';
+
+const mode = process.argv[2];
+if (mode !== 'raw' && mode !== 'w1') throw new Error('usage: get-instructions.ts <raw|w1>');
+const WARM = 3000;
+const COUNTED = 2000;
+const data = mkdtempSync(join(tmpdir(), 'tb-callgrind-'));
+const port = await freePort();
+const server =
+  mode === 'raw'
+    ? ['--import', 'tsx', 'bench/raw-server.ts', join(data, 'raw.sqlite'), String(port)]
+    : ['bin/tablebase.mjs', 'serve', '--project', 'examples/bench', '--data', data, '--host', '127.0.0.1', '--port', String(port), '--workers', '1'];
+const proc = spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(data, 'cg.%p')}`, process.execPath, ...server], {
+  cwd: ROOT,
+  env: { ...process.env, TABLEBASE_RUN: 'dist', LOG_LEVEL: 'warn', JWT_SECRET: 'b'.repeat(64), PASSWORD_SECRET: 'c'.repeat(64) },
+  stdio: 'ignore',
+});
+const base = `http://127.0.0.1:${port}`;
+try {
+  // Under callgrind a start takes tens of seconds: wait up to two minutes for the first answer.
+  for (let i = 0; ; i++) {
+    try {
+      await fetch(`${base}/db/list?body=${encodeURIComponent('{"table":"items","limit":1}')}`);
+      break;
+    } catch {
+      if (i >= 240 || proc.exitCode !== null) throw new Error('the server did not start under valgrind');
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  const ids: string[] = [];
+  for (let i = 0; i < 200; i++) {
+    const r = await fetch(`${base}/db`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ table: 'items', object: { title: `item ${i}`, n: i } }) });
+    ids.push(((await r.json()) as { data: { id: string } }).data.id);
+  }
+  const gets = async (n: number) => {
+    let k = 0;
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        while (k < n) {
+          const id = ids[k++ % ids.length]!;
+          await (await fetch(`${base}/db?body=${encodeURIComponent(JSON.stringify({ table: 'items', where: { id: { eq: id } } }))}`)).text();
+        }
+      }),
+    );
+  };
+  await gets(WARM);
+  execFileSync('callgrind_control', ['-z', String(proc.pid)], { stdio: 'ignore' });
+  await gets(COUNTED);
+  execFileSync('callgrind_control', ['-d', String(proc.pid)], { stdio: 'ignore' });
+  await new Promise((r) => setTimeout(r, 1000));
+  // The dump after zeroing is `cg.<pid>.1-<thread>`; thread 01 is the main thread.
+  const main = readdirSync(data).find((f) => /^cg\.\d+\.1-01$/.test(f));
+  const total = main ? Number(/^(?:summary|totals): *(\d+)/m.exec(readFileSync(join(data, main), 'utf8'))?.[1]) : NaN;
+  console.log(`${mode}: ${Math.round(total / COUNTED).toLocaleString('en')} main-thread instructions per get (${COUNTED} counted after ${WARM})`);
+} finally {
+  proc.kill('SIGKILL');
+  rmSync(data, { recursive: true, force: true });
+}
