@@ -17,7 +17,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, ROOT } from './lib.js';
+import { freePort, rawServerArgs, ROOT } from './lib.js';
 
 const mode = process.argv[2];
 if (mode !== 'raw' && mode !== 'w1') throw new Error('usage: get-instructions.ts <raw|w1>');
@@ -27,7 +27,7 @@ const data = mkdtempSync(join(tmpdir(), 'tb-callgrind-'));
 const port = await freePort();
 const server =
   mode === 'raw'
-    ? ['--import', 'tsx', 'bench/raw-server.ts', join(data, 'raw.sqlite'), String(port)]
+    ? rawServerArgs(join(data, 'raw.sqlite'), String(port))
     : ['bin/tablebase.mjs', 'serve', '--project', 'examples/bench', '--data', data, '--host', '127.0.0.1', '--port', String(port), '--workers', '1'];
 const proc = spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(data, 'cg.%p')}`, process.execPath, ...server], {
   cwd: ROOT,

@@ -8,6 +8,9 @@ import { resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 
+/** The raw node:http + better-sqlite3 baseline (bench/raw-server.ts) on `file`, as `node` arguments. */
+export const rawServerArgs = (file: string, port: string): string[] => ['--import', 'tsx', 'bench/raw-server.ts', file, port];
+
 export function freePort(): Promise<number> {
   return new Promise((res) => {
     const s = createServer().listen(0, '127.0.0.1', () => {

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../src/storage/postgres/test-database.js';
-import { HEADER, load, row, startProcess, type Started } from './lib.js';
+import { HEADER, load, rawServerArgs, row, startProcess, type Started } from './lib.js';
 import { openLiveClient } from './postgres-live.js';
 
 process.env.BENCH_SECONDS ??= '5';
@@ -84,7 +84,7 @@ try {
   pgBase.stop();
   // SQLite, the same scenarios, for comparison.
   const sqOurs = await tablebase('sqlite', []);
-  const sqBase = await start(['--import', 'tsx', 'bench/raw-server.ts', join(data, 'raw.sqlite'), '{port}']);
+  const sqBase = await start(rawServerArgs(join(data, 'raw.sqlite'), '{port}'));
   lines.push(...(await compare('SQLite', sqBase, sqOurs, await seed(sqBase.base, true), await seed(sqOurs.base, false))));
   sqOurs.stop();
   sqBase.stop();

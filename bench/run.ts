@@ -14,7 +14,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuSeconds, load, median, startProcess, type Started } from './lib.js';
+import { cpuSeconds, load, median, rawServerArgs, startProcess, type Started } from './lib.js';
 import { runWorkersBench } from './workers.js';
 
 const SEED = 10_000;
@@ -83,7 +83,7 @@ async function measure(s: Server, opts: Opts): Promise<Sample> {
 const pct = (x: number) => (Number.isFinite(x) ? `**${(x * 100).toFixed(0)}%**` : 'n/a');
 const servers: Server[] = [];
 try {
-  const base = await startProcess(['--import', 'tsx', 'bench/raw-server.ts', join(data, 'raw.sqlite'), '{port}']);
+  const base = await startProcess(rawServerArgs(join(data, 'raw.sqlite'), '{port}'));
   servers.push({ name: 'baseline', started: base, ids: await seed(base, true) });
   const ours = await tablebase('tb');
   servers.push({ name: 'tablebase', started: ours, ids: await seed(ours, false) });

@@ -24,7 +24,7 @@ import { request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../src/storage/postgres/test-database.js';
-import { cpuSeconds, median, ROOT, startProcess, statCpuSeconds, type Started } from './lib.js';
+import { cpuSeconds, median, rawServerArgs, ROOT, startProcess, statCpuSeconds, type Started } from './lib.js';
 import { pocketBaseMissing, startPocketBaseBench } from './pocketbase.js';
 import { openLiveClient } from './postgres-live.js';
 
@@ -186,11 +186,11 @@ const PB1 = 'PocketBase 1 core';
 const RAW2 = 'raw 2 processes';
 
 async function throughput(): Promise<string[]> {
-  const raw = await startProcess(['--import', 'tsx', 'bench/raw-server.ts', join(data, 'raw.sqlite'), '{port}']);
+  const raw = await startProcess(rawServerArgs(join(data, 'raw.sqlite'), '{port}'));
   procs.push(raw);
   const rawIds = await seed(raw, true);
   // The control for 2 workers / 1 worker: the raw server in 2 processes on the same file (reads only).
-  const raw2 = TWO_WORKERS ? await startProcess(['--import', 'tsx', 'bench/raw-server.ts', join(data, 'raw.sqlite'), '{port}'], { RAW_WORKERS: '2' }) : undefined;
+  const raw2 = TWO_WORKERS ? await startProcess(rawServerArgs(join(data, 'raw.sqlite'), '{port}'), { RAW_WORKERS: '2' }) : undefined;
   if (raw2) procs.push(raw2);
   const servers: Server[] = [
     { name: 'raw', kind: 'raw', s: raw, ids: rawIds },

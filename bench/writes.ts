@@ -11,7 +11,7 @@ import autocannon from 'autocannon';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startProcess, type Started } from './lib.js';
+import { rawServerArgs, startProcess, type Started } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 
@@ -42,7 +42,7 @@ async function creates(server: Started, connections: number, duration = SECONDS)
 
 const data = mkdtempSync(join(tmpdir(), 'tb-bench-writes-'));
 const ours = await startProcess(['bin/tablebase.mjs', 'serve', '--project', 'examples/bench', '--data', join(data, 'tb'), '--host', '127.0.0.1', '--port', '{port}']);
-const base = await startProcess(['--import', 'tsx', 'bench/raw-server.ts', join(data, 'raw.sqlite'), '{port}']);
+const base = await startProcess(rawServerArgs(join(data, 'raw.sqlite'), '{port}'));
 
 try {
   // Warm both (JIT, WAL file growth) so the first measured run is not the cold one.

@@ -21,17 +21,17 @@ export interface BackfillResult {
 }
 
 export class WalBackfill {
-  readonly file: string;
+  readonly #file: string;
   #db: Database.Database | null = null;
   #frameBytes = 0;
 
   constructor(dbFile: string) {
-    this.file = dbFile;
+    this.#file = dbFile;
   }
 
   run(): BackfillResult {
     if (!this.#db) {
-      const db = new Database(this.file);
+      const db = new Database(this.#file);
       db.pragma('busy_timeout = 0');
       // This connection never writes; if it ever did, no checkpoint of its own on commit.
       db.pragma('wal_autocheckpoint = 0');
