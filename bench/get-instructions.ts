@@ -11,7 +11,8 @@
  * 2,000 gets are counted; the main thread's total is divided by 2,000 (docs/lifecycle.md). Fewer
  * gave higher, less steady counts (1,500 then 300: 192–196k for one worker; 3,000 then 2,000:
  * 151–155k): V8 was still compiling the hot paths, and a garbage collection more or less weighs
- * on a short window.
+ * on a short window. Runs of the same code still differ by up to ~12% (raw: 126–144k): compare
+ * several.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
