@@ -91,7 +91,7 @@ scenarios('HTTP conventions (docs/reference/conventions.md)', ctx, [
   { name: 'health answers ok', method: 'GET', path: '/health', status: 200, data: { status: 'ok' }, after: async (r) => expect(r.json).toEqual({ data: { status: 'ok' } }) },
 ]);
 
-describe('X-Request-Id on every kind of answer (written with the status line, src/http/server.ts)', () => {
+describe('X-Request-Id on every kind of answer (set by src/http/server.ts before any writer)', () => {
   const once = (r: { headers: Headers }, sent?: string) => {
     const id = r.headers.get('x-request-id');
     // A duplicate would read "a, b": exactly one header, with the id sent when one was.
@@ -117,5 +117,27 @@ describe('X-Request-Id on every kind of answer (written with the status line, sr
     once(unknown, 'nf-5');
     const preflight = await s.call('OPTIONS', '/db', undefined, { origin: 'http://localhost:5173', 'access-control-request-method': 'GET', 'x-request-id': 'cors-6' });
     once(preflight, 'cors-6');
+  });
+
+  it('a write, a 204, a raw answer and a stream each carry one (every writer of a status line)', async () => {
+    const created = await s.call('POST', '/db', { table: 'events', object: { title: 'request id' } }, { 'x-request-id': 'create-7' });
+    expect(created.status).toBe(200);
+    once(created, 'create-7');
+    const id = (created.json as { data: { id: string } }).data.id;
+    const deleted = await s.call('DELETE', '/db', { table: 'events', where: { id: { eq: id } } }, { 'x-request-id': 'delete-8' });
+    expect(deleted.status).toBe(204);
+    once(deleted, 'delete-8');
+    const yaml = await s.call('GET', '/swagger.yaml', undefined, { 'x-request-id': 'raw-9' });
+    expect(yaml.status).toBe(200);
+    once(yaml, 'raw-9');
+    const ac = new AbortController();
+    try {
+      const body = encodeURIComponent(JSON.stringify({ table: 'events', where: {} }));
+      const streamed = await fetch(`${s.base}/db/stream/count?body=${body}`, { headers: { 'x-request-id': 'stream-10' }, signal: ac.signal });
+      expect(streamed.status).toBe(200);
+      once(streamed, 'stream-10');
+    } finally {
+      ac.abort();
+    }
   });
 });
