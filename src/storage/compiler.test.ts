@@ -100,6 +100,40 @@ describe('SELECT: columns, source, order and paging', () => {
     );
   });
 
+  it('a one-value filter in a frozen order is compiled once per shape: the same text and its own value each time', () => {
+    const frozen = (p: ReturnType<typeof plan>) => ({ ...p, orderBy: Object.freeze([...p.orderBy]) });
+    const order = frozen(plan(TASKS));
+    const shapes: [unknown, number | undefined][] = [
+      [{ id: { eq: 'ts_1' } }, 1],
+      [{ priority: { ne: 2 } }, 10],
+      [{ priority: { gt: 1 } }, undefined],
+      [{ score: { lte: 1.5 } }, 1],
+      [{ isComplete: { eq: true } }, 5],
+      [{ ownerId: { eq: null } }, 1], // IS NULL: no value, compiled as before
+      [{ dueAt: { gte: 0 } }, 1],
+    ];
+    for (const [where, limit] of shapes) {
+      const fresh = plan(TASKS, where, { limit }); // an unfrozen order: compiled every time
+      const expected = compileSelect(d, fresh);
+      const first = compileSelect(d, { ...fresh, orderBy: order.orderBy });
+      const again = compileSelect(d, { ...fresh, orderBy: order.orderBy });
+      expect(first).toEqual(expected);
+      expect(again).toEqual(expected);
+      expect(again.params).not.toBe(first.params);
+    }
+    // Another value, limit, operator or order is another statement, with its own parameter.
+    const byId = (id: string, limit = 1) => compileSelect(d, { ...plan(TASKS, { id: { eq: id } }, { limit }), orderBy: order.orderBy });
+    expect(byId('ts_2')).toEqual({ sql: byId('ts_1').sql, params: ['ts_2'] });
+    expect(byId('ts_3', 2).sql).toMatch(/ LIMIT 2$/);
+    expect(byId('ts_3', 1).sql).toMatch(/ LIMIT 1$/);
+    const desc = frozen(plan(TASKS, {}, { orderBy: [{ column: 'id', direction: 'desc' }] }));
+    expect(compileSelect(d, { ...plan(TASKS, { id: { eq: 'ts_1' } }, { limit: 1 }), orderBy: desc.orderBy }).sql).toMatch(/ORDER BY "id" DESC LIMIT 1$/);
+    expect(compileSelect(d, { ...plan(TASKS, { id: { gt: 'ts_1' } }, { limit: 1 }), orderBy: order.orderBy }).sql).toMatch(/"id" > \? ORDER/);
+    // Paged, for a write, or with a column list: compiled as before.
+    expect(compileSelect(d, { ...plan(TASKS, { id: { eq: 'ts_1' } }, { limit: 1, offset: 3 }), orderBy: order.orderBy }).sql).toMatch(/ LIMIT 1 OFFSET 3$/);
+    expect(compileSelect(d, { ...plan(TASKS, { id: { eq: 'ts_1' } }, { limit: 1 }), orderBy: order.orderBy }, '"id"').sql).toMatch(/^SELECT "id" FROM/);
+  });
+
   it('writes LIMIT and OFFSET as literals (offset 0 left out) and refuses anything but a row count', () => {
     expect(compileSelect(d, plan(TASKS, {}, { limit: 100, offset: 0 })).sql).toMatch(/ ORDER BY "id" ASC LIMIT 100$/);
     expect(compileSelect(d, plan(TASKS, {}, { limit: 0 })).sql).toMatch(/ LIMIT 0$/);

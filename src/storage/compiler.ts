@@ -163,7 +163,50 @@ function whereClause(d: Dialect, plan: ReadPlan, bind: Bind): string {
   return w === '1=1' ? '' : ` WHERE ${w}`;
 }
 
+/** Comparisons whose SQL has the one bound value whatever it is (a null `eq`/`ne` is written IS NULL). */
+const ONE_VALUE_OPS = new Set(['eq', 'ne', 'gt', 'gte', 'lt', 'lte']);
+/** Kept per column: past this, more shapes of one column (many limits) compile each time. */
+const MAX_SHAPES_PER_COLUMN = 32;
+
+interface OneValueSelect {
+  readonly op: string;
+  readonly orderBy: readonly OrderTerm[];
+  readonly limit: number | undefined;
+  readonly sql: string;
+}
+const oneValueCaches = perDialect<Map<ColumnModel, OneValueSelect[]>>();
+
+/**
+ * The SELECT of a read filtered by one comparison with one value (a get by id, a lookup by one
+ * column) in a frozen order (the collection's default: plan/index.ts), by what decides its text:
+ * column, operator, order, limit. Built once, not per request: the same text compiled again was
+ * then flattened, hashed and compared by the statement cache to find its statement, about 4% of
+ * a get's instructions (bench/get-instructions.ts, docs/lifecycle.md). The cached string is the
+ * same object each time, so that lookup compares it by identity and its hash is kept.
+ */
+function oneValueSelect(d: Dialect, plan: ReadPlan): Compiled | undefined {
+  const w = plan.where;
+  if (w.kind !== 'cmp' || w.value === null || !ONE_VALUE_OPS.has(w.op) || plan.offset || !Object.isFrozen(plan.orderBy)) return undefined;
+  const byCollection = oneValueCaches(d);
+  let byColumn = byCollection.get(plan.collection);
+  if (!byColumn) byCollection.set(plan.collection, (byColumn = new Map()));
+  let shapes = byColumn.get(w.column);
+  if (!shapes) byColumn.set(w.column, (shapes = []));
+  const params = [d.encode(w.column, w.value)];
+  for (let i = 0; i < shapes.length; i++) {
+    const s = shapes[i]!;
+    if (s.op === w.op && s.orderBy === plan.orderBy && s.limit === plan.limit) return { sql: s.sql, params };
+  }
+  const built = buildSelect(d, plan, undefined, false);
+  if (shapes.length < MAX_SHAPES_PER_COLUMN) shapes.push({ op: w.op, orderBy: plan.orderBy, limit: plan.limit, sql: built.sql });
+  return built;
+}
+
 export function compileSelect(d: Dialect, plan: ReadPlan, columns?: string, forWrite = false): Compiled {
+  return (columns === undefined && !forWrite ? oneValueSelect(d, plan) : undefined) ?? buildSelect(d, plan, columns, forWrite);
+}
+
+function buildSelect(d: Dialect, plan: ReadPlan, columns: string | undefined, forWrite: boolean): Compiled {
   const params: unknown[] = [];
   const bind = binder(d, params);
   let sql = `SELECT ${columns ?? selectList(d, plan.collection)} FROM ${source(d, plan.collection)}${whereClause(d, plan, bind)}${orderClause(d, plan)}`;
