@@ -13,6 +13,10 @@
  * 151–155k): V8 was still compiling the hot paths, and a garbage collection more or less weighs
  * on a short window. Runs of the same code still differ by up to ~12% (raw: 126–144k): compare
  * several.
+ *
+ * With BENCH_FUNCTIONS=<n> it also prints the main thread's n costliest functions by self
+ * instructions per get, JIT-compiled JavaScript named from node's perf map (`--perf-basic-prof`,
+ * which callgrind cannot read itself): what a change to the hot path moved, function by function.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -24,13 +28,15 @@ const mode = process.argv[2];
 if (mode !== 'raw' && mode !== 'w1') throw new Error('usage: get-instructions.ts <raw|w1>');
 const WARM = 3000;
 const COUNTED = 2000;
+const FUNCTIONS = Number(process.env.BENCH_FUNCTIONS ?? 0);
 const data = mkdtempSync(join(tmpdir(), 'tb-callgrind-'));
 const port = await freePort();
 const server =
   mode === 'raw'
     ? rawServerArgs(join(data, 'raw.sqlite'), String(port))
     : ['bin/tablebase.mjs', 'serve', '--project', 'examples/bench', '--data', data, '--host', '127.0.0.1', '--port', String(port), '--workers', '1'];
-const proc = spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(data, 'cg.%p')}`, process.execPath, ...server], {
+const perfMap = FUNCTIONS > 0 ? ['--perf-basic-prof'] : [];
+const proc = spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(data, 'cg.%p')}`, process.execPath, ...perfMap, ...server], {
   cwd: ROOT,
   env: { ...process.env, TABLEBASE_RUN: 'dist', LOG_LEVEL: 'warn', JWT_SECRET: 'b'.repeat(64), PASSWORD_SECRET: 'c'.repeat(64) },
   stdio: 'ignore',
@@ -72,7 +78,57 @@ try {
   const main = readdirSync(data).find((f) => /^cg\.\d+\.1-01$/.test(f));
   const total = main ? Number(/^(?:summary|totals): *(\d+)/m.exec(readFileSync(join(data, main), 'utf8'))?.[1]) : NaN;
   console.log(`${mode}: ${Math.round(total / COUNTED).toLocaleString('en')} main-thread instructions per get (${COUNTED} counted after ${WARM})`);
+  if (main && FUNCTIONS > 0) printFunctions(join(data, main), `/tmp/perf-${proc.pid}.map`);
 } finally {
   proc.kill('SIGKILL');
   rmSync(data, { recursive: true, force: true });
+  rmSync(`/tmp/perf-${proc.pid}.map`, { force: true });
+  // --perf-basic-prof also leaves V8's isolate logs in the working folder.
+  for (const f of readdirSync(ROOT)) if (f.startsWith('isolate-') && f.endsWith(`-${proc.pid}-v8.log`)) rmSync(join(ROOT, f), { force: true });
+}
+
+/** Self instructions per get by function; JIT code (an address to callgrind) named by the perf map. */
+function printFunctions(dump: string, mapFile: string): void {
+  const text = execFileSync('callgrind_annotate', ['--threshold=100', '--auto=no', '--show-percs=no', dump], { encoding: 'utf8', maxBuffer: 256 << 20 });
+  const jit: { start: number; end: number; name: string }[] = [];
+  for (const line of readFileSync(mapFile, 'utf8').split('\n')) {
+    const m = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);
+    if (m) jit.push({ start: parseInt(m[1]!, 16), end: parseInt(m[1]!, 16) + parseInt(m[2]!, 16), name: m[3]! });
+  }
+  jit.sort((a, b) => a.start - b.start);
+  const nameOf = (addr: number): string => {
+    let lo = 0;
+    let hi = jit.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (jit[mid]!.end <= addr) lo = mid + 1;
+      else if (jit[mid]!.start > addr) hi = mid - 1;
+      else return jit[mid]!.name;
+    }
+    return 'JIT code (unnamed)';
+  };
+  const self = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    // `1,234  file:function [object]`; the file is `???` or a path, the function may hold colons.
+    const m = /^\s*([\d,]+)\s+(?:\?\?\?|\/[^:\s]*|[\w.-]+\.\w+):(.+?)\s*(?:\[[^\]]*\])?$/.exec(line);
+    if (!m) continue;
+    const cost = Number(m[1]!.replaceAll(',', ''));
+    const fn = m[2]!;
+    const addr = /^0x([0-9a-f]+)$/i.exec(fn);
+    const name = addr ? nameOf(parseInt(addr[1]!, 16)) : fn;
+    self.set(name, (self.get(name) ?? 0) + cost);
+  }
+  // The frames every instruction runs under (main, the event loop, JIT code callgrind cannot
+  // split) come out of callgrind_annotate with the whole count: they name nothing.
+  const total = Math.max(...self.values());
+  const top = [...self]
+    .filter(([, cost]) => cost < 0.9 * total)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, FUNCTIONS);
+  for (const [name, cost] of top)
+    console.log(
+      `${Math.round(cost / COUNTED)
+        .toLocaleString('en')
+        .padStart(8)}  ${name}`,
+    );
 }
