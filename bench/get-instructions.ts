@@ -3,7 +3,7 @@
  * neighbours move, beside bench/workers.ts's CPU per request (which does move: a get cost one
  * worker 1.31× the raw server's CPU on one host and 1.62× on another, for the same code).
  *
- *   flock /tmp/bench.lock node --import tsx bench/get-instructions.ts <raw|w1>   (needs valgrind)
+ *   flock /tmp/bench.lock node --import tsx bench/get-instructions.ts <raw|w1|w2>   (needs valgrind)
  *
  * The server (the raw node:http + better-sqlite3 one, or `serve --workers 1` from dist/, built
  * first with `npm run build`) runs under `valgrind --tool=callgrind --separate-threads=yes`; 200
@@ -25,22 +25,28 @@ import { join } from 'node:path';
 import { freePort, rawServerArgs, ROOT } from './lib.js';
 
 const mode = process.argv[2];
-if (mode !== 'raw' && mode !== 'w1') throw new Error('usage: get-instructions.ts <raw|w1>');
-const WARM = 3000;
-const COUNTED = 2000;
+if (mode !== 'raw' && mode !== 'w1' && mode !== 'w2') throw new Error('usage: get-instructions.ts <raw|w1|w2>');
+// w2: as many per worker as one worker gets (a shorter warm-up leaves V8 compiling in the count).
+const WARM = mode === 'w2' ? 6000 : 3000;
+const COUNTED = mode === 'w2' ? 4000 : 2000;
 const FUNCTIONS = Number(process.env.BENCH_FUNCTIONS ?? 0);
 const data = mkdtempSync(join(tmpdir(), 'tb-callgrind-'));
 const port = await freePort();
 const server =
   mode === 'raw'
     ? rawServerArgs(join(data, 'raw.sqlite'), String(port))
-    : ['bin/tablebase.mjs', 'serve', '--project', 'examples/bench', '--data', data, '--host', '127.0.0.1', '--port', String(port), '--workers', '1'];
+    : ['bin/tablebase.mjs', 'serve', '--project', 'examples/bench', '--data', data, '--host', '127.0.0.1', '--port', String(port), '--workers', mode === 'w2' ? '2' : '1'];
+// w2: the workers are node processes the primary forks; callgrind follows them into their exec.
+const children = mode === 'w2' ? ['--trace-children=yes'] : [];
 const perfMap = FUNCTIONS > 0 ? ['--perf-basic-prof'] : [];
-const proc = spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(data, 'cg.%p')}`, process.execPath, ...perfMap, ...server], {
+const proc = spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', ...children, `--callgrind-out-file=${join(data, 'cg.%p')}`, process.execPath, ...perfMap, ...server], {
   cwd: ROOT,
   env: { ...process.env, TABLEBASE_RUN: 'dist', LOG_LEVEL: 'warn', JWT_SECRET: 'b'.repeat(64), PASSWORD_SECRET: 'c'.repeat(64) },
   stdio: 'ignore',
+  // Its own process group: w2's workers are stopped with it.
+  detached: true,
 });
+let pids: number[] = [proc.pid!];
 const base = `http://127.0.0.1:${port}`;
 try {
   // Under callgrind a start takes tens of seconds: wait up to two minutes for the first answer.
@@ -69,22 +75,46 @@ try {
       }),
     );
   };
+  // w2: both workers must be up before the warm-up opens its connections (round-robin from there).
+  if (mode === 'w2') await new Promise((r) => setTimeout(r, 30_000));
   await gets(WARM);
-  execFileSync('callgrind_control', ['-z', String(proc.pid)], { stdio: 'ignore' });
+  pids = [
+    proc.pid!,
+    ...(mode === 'w2'
+      ? execFileSync('pgrep', ['-P', String(proc.pid)], { encoding: 'utf8' })
+          .trim()
+          .split('\n')
+          .map(Number)
+      : []),
+  ];
+  for (const pid of pids) execFileSync('callgrind_control', ['-z', String(pid)], { stdio: 'ignore' });
   await gets(COUNTED);
-  execFileSync('callgrind_control', ['-d', String(proc.pid)], { stdio: 'ignore' });
+  for (const pid of pids) execFileSync('callgrind_control', ['-d', String(pid)], { stdio: 'ignore' });
   await new Promise((r) => setTimeout(r, 1000));
-  // The dump after zeroing is `cg.<pid>.1-<thread>`; thread 01 is the main thread.
-  const main = readdirSync(data).find((f) => /^cg\.\d+\.1-01$/.test(f));
-  const total = main ? Number(/^(?:summary|totals): *(\d+)/m.exec(readFileSync(join(data, main), 'utf8'))?.[1]) : NaN;
-  console.log(`${mode}: ${Math.round(total / COUNTED).toLocaleString('en')} main-thread instructions per get (${COUNTED} counted after ${WARM})`);
-  if (main && FUNCTIONS > 0) printFunctions(join(data, main), `/tmp/perf-${proc.pid}.map`);
+  // The dump after zeroing is `cg.<pid>.1-<thread>`; thread 01 is each process's main thread.
+  const mainOf = (pid: number) => readdirSync(data).find((f) => f === `cg.${pid}.1-01`);
+  const countOf = (file: string | undefined) => (file ? Number(/^(?:summary|totals): *(\d+)/m.exec(readFileSync(join(data, file), 'utf8'))?.[1]) : NaN);
+  const counts = pids.map((pid) => countOf(mainOf(pid)));
+  const perGet = (n: number) => Math.round(n / COUNTED).toLocaleString('en');
+  const total = counts.reduce((a, b) => a + b, 0);
+  const parts = pids.length > 1 ? ` (primary ${perGet(counts[0]!)}, workers ${counts.slice(1).map(perGet).join(' + ')})` : '';
+  console.log(`${mode}: ${perGet(total)} main-thread instructions per get${parts} (${COUNTED} counted after ${WARM})`);
+  // The functions of the process that answered (w2: the last worker; BENCH_FUNCTIONS_OF=primary: the primary).
+  const answering = process.env.BENCH_FUNCTIONS_OF === 'primary' ? pids[0]! : pids[pids.length - 1]!;
+  const main = mainOf(answering);
+  if (main && FUNCTIONS > 0) printFunctions(join(data, main), `/tmp/perf-${answering}.map`);
 } finally {
-  proc.kill('SIGKILL');
+  try {
+    process.kill(-proc.pid!, 'SIGKILL');
+  } catch {
+    // already gone
+  }
   rmSync(data, { recursive: true, force: true });
-  rmSync(`/tmp/perf-${proc.pid}.map`, { force: true });
-  // --perf-basic-prof also leaves V8's isolate logs in the working folder.
-  for (const f of readdirSync(ROOT)) if (f.startsWith('isolate-') && f.endsWith(`-${proc.pid}-v8.log`)) rmSync(join(ROOT, f), { force: true });
+  for (const pid of pids) {
+    rmSync(`/tmp/perf-${pid}.map`, { force: true });
+    // --perf-basic-prof also leaves V8's isolate logs in the working folder.
+    for (const f of readdirSync(ROOT)) if (f.startsWith('isolate-') && f.endsWith(`-${pid}-v8.log`)) rmSync(join(ROOT, f), { force: true });
+  }
 }
 
 /** Self instructions per get by function; JIT code (an address to callgrind) named by the perf map. */
