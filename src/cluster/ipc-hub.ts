@@ -7,7 +7,8 @@
  */
 import type { RevokedSession } from '../auth/revocation.js';
 import type { Change } from '../storage/changes.js';
-import type { LiveFigures, Observation, ToPrimary, ToWorker } from './ipc-protocol.js';
+import type { LiveFigures, ToPrimary, ToWorker } from './ipc-protocol.js';
+import type { ObservationBatch } from './observations.js';
 import type { ChangeNotice, Cluster } from './types.js';
 
 export interface Peer {
@@ -42,7 +43,7 @@ export interface StreamLimits {
   readonly maxPerIp: number;
 }
 
-export function hubCluster(base: Cluster, onObservations: (rows: readonly Observation[]) => void, limits: StreamLimits): Hub {
+export function hubCluster(base: Cluster, onObservations: (batch: ObservationBatch) => void, limits: StreamLimits): Hub {
   const peers = new Map<number, Peer>();
   const changeListeners: ((tables: readonly string[], n: ChangeNotice) => void)[] = [];
   const revocationListeners: ((e: readonly RevokedSession[] | null) => void)[] = [];
@@ -144,7 +145,7 @@ export function hubCluster(base: Cluster, onObservations: (rows: readonly Observ
           base.revocations.publish(m.entries);
           return;
         case 'obs':
-          onObservations(m.rows);
+          onObservations(m);
           return;
         case 'stream': {
           const ok = streamsOpen < limits.maxOpen && (streamsPerIp.get(m.ip) ?? 0) < limits.maxPerIp;

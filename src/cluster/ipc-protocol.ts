@@ -9,6 +9,7 @@ import type { NormalizedPolicy } from '../ratelimit/policy.js';
 import type { HitResult } from '../ratelimit/store.js';
 import type { Change } from '../storage/changes.js';
 import type { ProcessFigures } from '../dashboard/process-figures.js';
+import type { ObservationBatch } from './observations.js';
 
 /** One answered request, as a worker hands it to the primary for metrics, the log and the history. */
 export type Observation = readonly [method: string, route: string, status: number, ms: number, requestId: string, ip: string, at: number];
@@ -29,7 +30,7 @@ export type ToPrimary =
   | { readonly t: 'changes'; readonly changes: readonly Change[] }
   | { readonly t: 'revoke'; readonly entries: readonly RevokedSession[] }
   | { readonly t: 'rl'; readonly id: number; readonly key: string; readonly policy: NormalizedPolicy; readonly now: number }
-  | { readonly t: 'obs'; readonly rows: readonly Observation[] }
+  | ({ readonly t: 'obs' } & ObservationBatch)
   | { readonly t: 'gathered'; readonly id: number; readonly live: LiveFigures }
   /** May one more stream open for `ip`? (stream caps are server-wide) */
   | { readonly t: 'stream'; readonly id: number; readonly ip: string }

@@ -11,6 +11,7 @@ import type { HitResult, RateLimitStore } from '../ratelimit/store.js';
 import type { LiveEngine } from '../live/types.js';
 import type { Change } from '../storage/changes.js';
 import type { Channel, LiveFigures, Observation, ToPrimary, ToWorker } from './ipc-protocol.js';
+import { ObservationEncoder } from './observations.js';
 import type { ChangeNotice, Cluster, StreamCaps } from './types.js';
 
 /** Asks the primary's store: one message each way per rate-limited request (never for a null policy). */
@@ -63,16 +64,15 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
   // The primary's last `state` message (what a worker's /health reports), as it was sent.
   let state: Omit<Extract<ToWorker, { t: 'state' }>, 't'> = { ready: false, redis: undefined };
   let live: () => LiveFigures = () => ({ open: 0, queries: 0, streams: [] });
-  let buffer: Observation[] = [];
+  const observed = new ObservationEncoder();
   let streamAsk = 0;
   const streamAnswers = new Map<number, (ok: boolean) => void>();
   let timer: NodeJS.Timeout | undefined;
   const flush = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    if (buffer.length === 0) return;
-    channel.send({ t: 'obs', rows: buffer });
-    buffer = [];
+    if (observed.size === 0) return;
+    channel.send({ t: 'obs', ...observed.take() });
   };
   const rows = (changes: readonly Change[]): ChangeNotice => ({ node: 'primary', seq: 0, changes: [], rows: changes });
   channel.onMessage((m) => {
@@ -132,8 +132,8 @@ export function workerCluster(channel: Channel<ToPrimary, ToWorker>): WorkerClus
     backupFailing: () => state.backupFailing === true,
     diskFull: () => state.diskFull === true,
     observe(o) {
-      buffer.push(o);
-      if (buffer.length >= FLUSH_AT) flush();
+      observed.add(o);
+      if (observed.size >= FLUSH_AT) flush();
       else timer ??= setTimeout(flush, FLUSH_MS).unref();
     },
     streams: {

@@ -5,12 +5,13 @@ import type { Observation, ToPrimary, ToWorker } from './ipc-protocol.js';
 import { workerCluster, type WorkerCluster } from './ipc-worker.js';
 import type { LiveEngine, LiveQuery, Subscriber } from '../live/types.js';
 import { localCluster } from './local.js';
+import { eachObservation } from './observations.js';
 import type { ChangeNotice } from './types.js';
 
 /** A primary and two workers joined by in-memory channels that deliver asynchronously, like IPC. */
 function server(limits = { maxOpen: 100, maxPerIp: 2 }) {
   const observed: Observation[] = [];
-  const hub = hubCluster(localCluster(), (rows) => observed.push(...rows), limits);
+  const hub = hubCluster(localCluster(), (batch) => eachObservation(batch, (...o) => observed.push(o)), limits);
   const workers = [1, 2].map((id) => {
     const listeners: ((m: ToWorker) => void)[] = [];
     const peer: Peer = { id, send: (m) => queueMicrotask(() => listeners.forEach((l) => l(m))) };

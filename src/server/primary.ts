@@ -12,7 +12,8 @@ import { chmodSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hubCluster, type Hub, type Peer } from '../cluster/ipc-hub.js';
-import { isMessage, type Observation, type ToPrimary } from '../cluster/ipc-protocol.js';
+import { isMessage, type ToPrimary } from '../cluster/ipc-protocol.js';
+import { eachObservation, type ObservationBatch } from '../cluster/observations.js';
 import type { AppConfig } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import type { Project } from '../define/project.js';
@@ -29,13 +30,13 @@ export async function runPrimary(project: Project, config: AppConfig, log: Logge
   let hub: Hub | undefined;
   // Observations may arrive only once the app exists (workers are forked after it).
   const made: { app?: App } = {};
-  const observe = (rows: readonly Observation[]) => {
+  const observe = (batch: ObservationBatch) => {
     const s = made.app?.services;
     if (!s) return;
-    for (const [method, route, status, ms, requestId, ip, at] of rows) {
+    eachObservation(batch, (method, route, status, ms, requestId, ip, at) => {
       s.metrics.record(route, status, ms);
       s.dashboard.observe(method, route, status, ms, requestId, ip, at);
-    }
+    });
   };
   const app = (made.app = await createApp(project, config, {
     migrate: mode,
