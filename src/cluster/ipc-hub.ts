@@ -7,8 +7,7 @@
  */
 import type { RevokedSession } from '../auth/revocation.js';
 import type { Change } from '../storage/changes.js';
-import type { LiveFigures, ToPrimary, ToWorker } from './ipc-protocol.js';
-import type { ObservationBatch } from './observations.js';
+import type { LiveFigures, ObservationBatch, ToPrimary, ToWorker } from './ipc-protocol.js';
 import type { ChangeNotice, Cluster } from './types.js';
 
 export interface Peer {

@@ -9,10 +9,22 @@ import type { NormalizedPolicy } from '../ratelimit/policy.js';
 import type { HitResult } from '../ratelimit/store.js';
 import type { Change } from '../storage/changes.js';
 import type { ProcessFigures } from '../dashboard/process-figures.js';
-import type { ObservationBatch } from './observations.js';
 
 /** One answered request, as a worker hands it to the primary for metrics, the log and the history. */
 export type Observation = readonly [method: string, route: string, status: number, ms: number, requestId: string, ip: string, at: number];
+
+/**
+ * Observations as they cross, column by column (encoded and decoded by ./observations.ts): per
+ * request six integers in `rows` (method, route and ip as indexes into `names`; the status; the
+ * latency in hundredths of a ms; ms after `base`) and its request id in `ids`.
+ */
+export interface ObservationBatch {
+  readonly names: readonly string[];
+  /** Epoch ms of the batch's first request. */
+  readonly base: number;
+  readonly rows: readonly number[];
+  readonly ids: readonly string[];
+}
 
 /** Live-stream figures of one process, for the dashboard. */
 export interface LiveFigures {

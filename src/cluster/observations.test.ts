@@ -4,8 +4,8 @@
  * hundredth of a millisecond the dashboard and the percentiles show.
  */
 import { describe, expect, it } from 'vitest';
-import type { Observation } from './ipc-protocol.js';
-import { eachObservation, ObservationEncoder, type ObservationBatch } from './observations.js';
+import type { Observation, ObservationBatch } from './ipc-protocol.js';
+import { eachObservation, ObservationEncoder } from './observations.js';
 
 const decoded = (b: ObservationBatch): Observation[] => {
   const out: Observation[] = [];

@@ -8,18 +8,10 @@
  * parsing them cost the two processes ~12k instructions per get, ~8% of what a get costs in worker
  * mode (bench/get-instructions.ts w2, docs/lifecycle.md).
  */
-import type { Observation } from './ipc-protocol.js';
+import type { Observation, ObservationBatch } from './ipc-protocol.js';
 
-/** Fields per request in `rows`: method, route and ip as indexes into `names`; status; centi-ms; ms after `base`. */
+/** Fields per request in `rows` (ipc-protocol.ts ObservationBatch). */
 const FIELDS = 6;
-
-export interface ObservationBatch {
-  readonly names: readonly string[];
-  /** Epoch ms of the batch's first request. */
-  readonly base: number;
-  readonly rows: readonly number[];
-  readonly ids: readonly string[];
-}
 
 /** A worker's requests since its last flush, encoded as they are observed. */
 export class ObservationEncoder {
