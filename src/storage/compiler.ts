@@ -192,10 +192,9 @@ function oneValueSelect(d: Dialect, plan: ReadPlan): Compiled | undefined {
   if (!byColumn) byCollection.set(plan.collection, (byColumn = new Map()));
   let shapes = byColumn.get(w.column);
   if (!shapes) byColumn.set(w.column, (shapes = []));
-  const params = [d.encode(w.column, w.value)];
   for (let i = 0; i < shapes.length; i++) {
     const s = shapes[i]!;
-    if (s.op === w.op && s.orderBy === plan.orderBy && s.limit === plan.limit) return { sql: s.sql, params };
+    if (s.op === w.op && s.orderBy === plan.orderBy && s.limit === plan.limit) return { sql: s.sql, params: [d.encode(w.column, w.value)] };
   }
   const built = buildSelect(d, plan, undefined, false);
   if (shapes.length < MAX_SHAPES_PER_COLUMN) shapes.push({ op: w.op, orderBy: plan.orderBy, limit: plan.limit, sql: built.sql });
